@@ -1,0 +1,260 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Limits of the compact state. Scenarios are scaled-down versions of the
+// production configurations, so token counts fit in a byte.
+const (
+	// MaxRanks is the largest number of ranks (ADP ranks or PP stages).
+	MaxRanks = 4
+	// MaxRequests is the largest number of real requests per scenario.
+	// Request IDs run from 1 to MaxRequests; ID 0 is reserved for the
+	// attention-DP dummy (ATTENTION_DP_DUMMY_REQUEST_ID).
+	MaxRequests = 8
+	// MaxIDs is the number of request IDs a pool can hold a cache for.
+	MaxIDs = MaxRequests + 1
+	// MaxFamilies is the largest number of prompt families (groups of
+	// requests sharing a prefix).
+	MaxFamilies = 4
+	// MaxBatch is the largest number of requests in one scheduled batch.
+	MaxBatch = 8
+	// MaxTokens bounds every token count and cursor.
+	MaxTokens = 250
+	// NoFamily marks a request whose prompt shares no prefix.
+	NoFamily = 0xff
+)
+
+// PoolKind names one of the two pools of a rank.
+type PoolKind uint8
+
+const (
+	// Target is the primary KV cache pool (KVCacheManagerV2, is_draft=False).
+	Target PoolKind = iota
+	// Draft is the draft (mirror) pool: a KVCacheManagerV2 built with
+	// is_draft=True, e.g. the DSA indexer cache of an MTP layer.
+	Draft
+	numPools
+)
+
+func (p PoolKind) String() string {
+	if p == Target {
+		return "target"
+	}
+	return "draft"
+}
+
+// DraftPoolMode says whether a draft pool exists and whether it is paired
+// with the target (enable_joint_kv_cache_reuse).
+type DraftPoolMode uint8
+
+const (
+	// NoDraftPool: no draft KV cache manager.
+	NoDraftPool DraftPoolMode = iota
+	// UnpairedDraftPool: the mirror never publishes (stop_committing), never
+	// reuses, and the V2 scheduler leaves it out of admission
+	// (KVCacheV2Scheduler._try_allocate_context consults only the target).
+	UnpairedDraftPool
+	// PairedDraftPool: enable_joint_kv_cache_reuse; the scheduler allocates
+	// both pools and reuse claims are coordinated.
+	PairedDraftPool
+)
+
+func (m DraftPoolMode) String() string {
+	return [...]string{"none", "unpaired", "paired"}[m]
+}
+
+// DraftViewMode says which context cursor an unpaired mirror reads inside
+// KVCacheManagerV2.request_context(use_draft_model=True). The C++ LlmRequest
+// keeps a target and a draft context cursor (mContextCurrentPositionTarget /
+// Draft); which one the mirror sees after a prefix-reuse settle is marked
+// INFER in the reference, so it is a switch (reference §2.7).
+type DraftViewMode uint8
+
+const (
+	// DraftViewSameAsTarget: both cursors move together, including the
+	// settle to the reused depth; the mirror sizes [0, pos+chunk).
+	DraftViewSameAsTarget DraftViewMode = iota
+	// DraftViewLagByReuse: setPrepopulatedPromptLen moves only the target
+	// cursor; the draft view lags by the reused prefix.
+	DraftViewLagByReuse
+)
+
+func (m DraftViewMode) String() string {
+	return [...]string{"same-as-target", "lag-by-reuse"}[m]
+}
+
+// CodeVersion selects which version of the real code's admission of the
+// mirror is modeled, because the seed reports were taken on different
+// versions.
+type CodeVersion uint8
+
+const (
+	// VersionRC25 is v1.3.0rc25 (785c948) / kv_cache_manager_v2.py at
+	// 0004396: no admit_mirror; the mirror is created and resumed only in
+	// _prepare_draft_resources.
+	VersionRC25 CodeVersion = iota
+	// Version00746ef adds KVCacheManagerV2.admit_mirror, called from
+	// KVCacheV2Scheduler._admit_unpaired_draft: the scheduler creates and
+	// resumes the mirror (no growth) before admitting a request.
+	Version00746ef
+)
+
+func (v CodeVersion) String() string {
+	return [...]string{"v1.3.0rc25", "00746ef"}[v]
+}
+
+// RequestTemplate describes one request a scenario may send.
+type RequestTemplate struct {
+	// PromptLen is the prompt length in tokens.
+	PromptLen uint8
+	// MaxNewTokens is max_tokens: the request completes once it has
+	// generated this many tokens (GENERATION_COMPLETE).
+	MaxNewTokens uint8
+	// Family groups requests whose prompts share a prefix; NoFamily for
+	// none.
+	Family uint8
+	// SharedPrefix is the number of leading prompt tokens the family shares.
+	SharedPrefix uint8
+	// Rank is the attention-DP rank the request is routed to (0 without ADP).
+	Rank uint8
+}
+
+// Config is one engine configuration: the KV cache managers, the scheduler
+// budgets and the executor loop, scaled down. It is not part of the state.
+type Config struct {
+	// TokensPerBlock is tokens_per_block (a page).
+	TokensPerBlock uint8
+	// MaxDraftLen is max_total_draft_tokens D (MTP max_draft_len).
+	MaxDraftLen uint8
+	// ExtraKVTokens is num_extra_kv_tokens (0 for MTP with D = 1).
+	ExtraKVTokens uint8
+	// ReserveDraftTokens is _kv_reserve_draft_tokens R of a draft pool.
+	ReserveDraftTokens uint8
+	// MaxBatchSize is max_batch_size (the scheduler's max_num_requests).
+	MaxBatchSize uint8
+	// MaxNumTokens is max_num_tokens, the per-iteration token budget and the
+	// max_context_length of a chunk.
+	MaxNumTokens uint8
+	// ChunkedPrefill is enable_chunked_prefill.
+	ChunkedPrefill bool
+	// ChunkUnitSize is the chunk unit a non-final chunk is rounded down to
+	// (typically tokens_per_block).
+	ChunkUnitSize uint8
+	// TargetBlocks and DraftBlocks are the GPU pages of each pool per rank.
+	TargetBlocks, DraftBlocks uint8
+	// TargetIndexSlots and DraftIndexSlots are each manager's IndexMapper
+	// capacity; _create_kv_cache returns None when all are taken.
+	TargetIndexSlots, DraftIndexSlots uint8
+	// ResumeGatePercent is max_util_for_resume in percent: _KVCache.resume
+	// refuses while the pool's utilization exceeds it.
+	ResumeGatePercent uint8
+	// HostTier says a cache tier below GPU exists, so pages of suspended
+	// caches can be evicted to host to make room.
+	HostTier bool
+	// RecomputePause is the scheduler's enable_recompute_pause (default True
+	// in the real code): the eviction ladder may free a started victim's
+	// caches so it re-prefills later.
+	RecomputePause bool
+	// BlockReuse is kv_cache_config.enable_block_reuse.
+	BlockReuse bool
+	// DraftPool is the draft pool's mode.
+	DraftPool DraftPoolMode
+	// DraftView is the unpaired mirror's context cursor (reference §2.7).
+	DraftView DraftViewMode
+	// Version is the modeled version of the real code.
+	Version CodeVersion
+	// EarlyFinish lets the environment end a generating request early (EOS)
+	// at any forward, not only at MaxNewTokens.
+	EarlyFinish bool
+	// Ranks is the number of ranks (1 for issue-2 scenarios).
+	Ranks uint8
+	// Requests are the requests that arrive, in arrival order.
+	Requests []RequestTemplate
+}
+
+// Validate reports the first field outside the limits of the compact state
+// or outside the real code's preconditions.
+func (c *Config) Validate() error {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if c.TokensPerBlock == 0 {
+		bad("tokens_per_block must be at least 1")
+	}
+	if c.Ranks == 0 || c.Ranks > MaxRanks {
+		bad("ranks must be 1..%d, got %d", MaxRanks, c.Ranks)
+	}
+	if len(c.Requests) == 0 || len(c.Requests) > MaxRequests {
+		bad("requests must number 1..%d, got %d", MaxRequests, len(c.Requests))
+	}
+	if c.MaxBatchSize == 0 || c.MaxBatchSize > MaxBatch {
+		bad("max_batch_size must be 1..%d, got %d", MaxBatch, c.MaxBatchSize)
+	}
+	if c.MaxNumTokens == 0 {
+		bad("max_num_tokens must be at least 1")
+	}
+	if c.ChunkedPrefill && c.ChunkUnitSize == 0 {
+		bad("chunk_unit_size must be at least 1 with chunked prefill")
+	}
+	if c.ResumeGatePercent > 100 {
+		bad("resume gate must be 0..100 percent, got %d", c.ResumeGatePercent)
+	}
+	if c.MaxDraftLen > 3 {
+		bad("max_draft_len must be 0..3, got %d", c.MaxDraftLen)
+	}
+	if c.DraftPool != NoDraftPool && c.MaxDraftLen == 0 {
+		bad("a draft pool needs max_draft_len >= 1")
+	}
+	for i, r := range c.Requests {
+		id := i + 1
+		if r.PromptLen == 0 || r.MaxNewTokens == 0 {
+			bad("request %d: prompt and max new tokens must be at least 1", id)
+		}
+		if int(r.PromptLen)+int(r.MaxNewTokens)+2*int(c.MaxDraftLen)+int(c.ExtraKVTokens)+2 > MaxTokens {
+			bad("request %d: prompt + new tokens exceed the %d-token limit of the state", id, MaxTokens)
+		}
+		if r.Family != NoFamily && int(r.Family) >= MaxFamilies {
+			bad("request %d: family must be below %d", id, MaxFamilies)
+		}
+		if r.SharedPrefix > r.PromptLen {
+			bad("request %d: shared prefix longer than the prompt", id)
+		}
+		if int(r.Rank) >= int(c.Ranks) {
+			bad("request %d: routed to rank %d of %d", id, r.Rank, c.Ranks)
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("invalid configuration: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// blocksFor is ceil(tokens / tokens_per_block): the block count the core
+// asserts at entry of _KVCache.resize.
+func (c *Config) blocksFor(tokens uint8) uint8 {
+	tpb := int(c.TokensPerBlock)
+	return uint8((int(tokens) + tpb - 1) / tpb)
+}
+
+// poolBlocks is the GPU page count of pool p.
+func (c *Config) poolBlocks(p PoolKind) uint8 {
+	if p == Target {
+		return c.TargetBlocks
+	}
+	return c.DraftBlocks
+}
+
+// indexSlots is the IndexMapper capacity of pool p.
+func (c *Config) indexSlots(p PoolKind) uint8 {
+	if p == Target {
+		return c.TargetIndexSlots
+	}
+	return c.DraftIndexSlots
+}
+
+// template returns the template of request id (1-based).
+func (c *Config) template(id uint8) *RequestTemplate {
+	return &c.Requests[id-1]
+}

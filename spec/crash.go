@@ -1,0 +1,117 @@
+package spec
+
+import "fmt"
+
+// Function names the real function a raise comes out of.
+type Function uint8
+
+const (
+	FnNone Function = iota
+	FnPrepareDraftResources
+	FnUpdateResources
+	FnUpdateContextResources
+	FnRevertAllocateGeneration
+	FnResize
+	numFunctions
+)
+
+var functionNames = [numFunctions]string{
+	FnNone:                     "",
+	FnPrepareDraftResources:    "_prepare_draft_resources",
+	FnUpdateResources:          "update_resources",
+	FnUpdateContextResources:   "update_context_resources",
+	FnRevertAllocateGeneration: "revert_allocate_generation",
+	FnResize:                   "resize",
+}
+
+func (f Function) String() string { return functionNames[f] }
+
+// ErrorText is one exception the real code raises, with its exact text.
+type ErrorText uint8
+
+const (
+	ErrNone ErrorText = iota
+	// ErrHistoryDecreased is the core's std::invalid_argument from
+	// KvCache::resize (kvCache.cpp), surfacing as ValueError.
+	ErrHistoryDecreased
+	// ErrHistoryExceedsCapacity is the core's other resize precondition
+	// (the C++ text; the Python backend says "cannot be greater than").
+	ErrHistoryExceedsCapacity
+	// ErrDraftResume is _prepare_draft_resources' RuntimeError when the
+	// mirror's resume is refused.
+	ErrDraftResume
+	// ErrDraftContextResize is _prepare_draft_resources' RuntimeError when
+	// the mirror's context resize returns False.
+	ErrDraftContextResize
+	// ErrDraftGenerationResize is _prepare_draft_resources' RuntimeError when
+	// the mirror's generation resize returns False.
+	ErrDraftGenerationResize
+	// ErrDraftMirrorExhausted is _prepare_draft_resources' RuntimeError when a
+	// generation request's mirror cannot be created (IndexMapper full).
+	ErrDraftMirrorExhausted
+	// ErrMirrorMissing is the assertion copy_batch_block_offsets hits when
+	// a context request's mirror could not be created (the context path
+	// only logs a warning and continues).
+	ErrMirrorMissing
+	// ErrGenerationUpdate is update_resources' ValueError when a resize
+	// returns False.
+	ErrGenerationUpdate
+	// ErrContextUpdate is update_context_resources' ValueError when the
+	// history resize returns False.
+	ErrContextUpdate
+	// ErrRevertGeneration is revert_allocate_generation's RuntimeError when
+	// its shrinking resize fails.
+	ErrRevertGeneration
+	// ErrResizeNotActive is a resize of a cache that is not ACTIVE (C++
+	// TLLM_CHECK_DEBUG; an assert in the Python backend).
+	ErrResizeNotActive
+	numErrorTexts
+)
+
+// String returns the error text as the real code formats it for request id
+// and value.
+func (c *Crash) String() string {
+	return formatError(c.Error, c.ID, c.Value)
+}
+
+func formatError(e ErrorText, id, value uint8) string {
+	switch e {
+	case ErrHistoryDecreased:
+		return "ValueError: History length cannot be decreased"
+	case ErrHistoryExceedsCapacity:
+		return "ValueError: History length cannot exceed capacity"
+	case ErrDraftResume:
+		return fmt.Sprintf("RuntimeError: Failed to resume draft KV cache for request %d", id)
+	case ErrDraftContextResize:
+		return fmt.Sprintf("RuntimeError: Draft KV cache context resize failed for request %d: could not resize to %d tokens", id, value)
+	case ErrDraftGenerationResize:
+		return fmt.Sprintf("RuntimeError: Draft KV cache generation resize failed for request %d: could not resize to %d tokens", id, value)
+	case ErrDraftMirrorExhausted:
+		return fmt.Sprintf("RuntimeError: Draft KV cache mirror for request %d could not be created: the draft manager exhausted its IndexMapper", id)
+	case ErrMirrorMissing:
+		return fmt.Sprintf("AssertionError: copy_batch_block_offsets: no draft KV cache for request %d", id)
+	case ErrGenerationUpdate:
+		return fmt.Sprintf("ValueError: Failed to resize KV cache for request %d at generation update", id)
+	case ErrContextUpdate:
+		return fmt.Sprintf("ValueError: Failed to resize history length for request %d at context update", id)
+	case ErrRevertGeneration:
+		return fmt.Sprintf("RuntimeError: revert_allocate_generation failed to shrink the KV cache of request %d", id)
+	case ErrResizeNotActive:
+		return fmt.Sprintf("AssertionError: resize of request %d whose KV cache is not ACTIVE", id)
+	}
+	return ""
+}
+
+// crash moves the engine to the crashed state unless it already crashed:
+// a raise inside the executor loop is not a Go panic but a recorded state.
+func (s *State) crash(rank uint8, pool PoolKind, id uint8, fn Function, err ErrorText, value uint8) {
+	if s.Crash.Happened {
+		return
+	}
+	s.Crash = Crash{Happened: true, Rank: rank, Pool: pool, ID: id, Function: fn, Error: err, Value: value}
+}
+
+// Describe renders the crash as "rank R pool P request N: function: text".
+func (c *Crash) Describe() string {
+	return fmt.Sprintf("rank %d %s pool request %d: %s raised %s", c.Rank, c.Pool, c.ID, c.Function, c.String())
+}

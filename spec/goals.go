@@ -1,0 +1,77 @@
+package spec
+
+import "github.com/kvcheck/kvcheck/model"
+
+// GoalDef is a scenario's reachability goal: some reachable state must
+// satisfy it, so a scenario that never reaches the interesting region fails
+// instead of passing vacuously.
+type GoalDef struct {
+	Name    string
+	Doc     string
+	Reached func(sp *Spec, s *State) bool
+}
+
+// Goals returns the scenario's goals bound to this spec.
+func (sp *Spec) Goals() []model.Goal[State] {
+	if sp.Scenario == nil {
+		return nil
+	}
+	out := make([]model.Goal[State], 0, len(sp.Scenario.Goals))
+	for _, g := range sp.Scenario.Goals {
+		reached := g.Reached
+		out = append(out, model.Goal[State]{Name: g.Name, Doc: g.Doc, Reached: func(s *State) bool { return reached(sp, s) }})
+	}
+	return out
+}
+
+// GoalAllFinished is reached when every request completed and was freed:
+// the engine made progress (a fix that only blocks requests never reaches
+// it).
+var GoalAllFinished = GoalDef{
+	Name:    "all-requests-finished",
+	Doc:     "every request of the scenario completes and is freed",
+	Reached: func(sp *Spec, s *State) bool { return !s.Crash.Happened && sp.allFinished(s) },
+}
+
+// GoalPrefixSharing is reached when block reuse made a target pool hold
+// fewer pages than its live caches' blocks add up to: prefix blocks shared
+// by several live requests are held once.
+var GoalPrefixSharing = GoalDef{
+	Name: "prefix-sharing-saves-target-blocks",
+	Doc:  "block reuse made the target pool hold fewer pages than the sum of its live caches' blocks",
+	Reached: func(sp *Spec, s *State) bool {
+		for r := uint8(0); r < sp.Config.Ranks; r++ {
+			v := s.view(&sp.Config, r)
+			sum := 0
+			for id := range v.pool(Target).Caches {
+				if c := v.cache(Target, uint8(id)); c.Status != Absent {
+					sum += int(sp.Config.blocksFor(c.Capacity))
+				}
+			}
+			used := int(sp.Config.TargetBlocks) - int(v.pool(Target).Free) - v.droppableBlocks(Target)
+			if used < sum {
+				return true
+			}
+		}
+		return false
+	},
+}
+
+// GoalDraftFullerThanTarget is reached when a draft pool holds more pages
+// than its target pool while the two have the same size: the mirror's
+// demand outgrew the admission that only counted the target.
+var GoalDraftFullerThanTarget = GoalDef{
+	Name: "draft-pool-fuller-than-target",
+	Doc:  "a draft pool holds more pages than the same-sized target pool (admission counted only the target)",
+	Reached: func(sp *Spec, s *State) bool {
+		for r := uint8(0); r < sp.Config.Ranks; r++ {
+			v := s.view(&sp.Config, r)
+			target := int(sp.Config.TargetBlocks) - int(v.pool(Target).Free) - v.droppableBlocks(Target)
+			draft := int(sp.Config.DraftBlocks) - int(v.pool(Draft).Free) - v.droppableBlocks(Draft)
+			if draft > target {
+				return true
+			}
+		}
+		return false
+	},
+}

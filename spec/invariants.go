@@ -1,0 +1,178 @@
+package spec
+
+import (
+	"fmt"
+
+	"github.com/kvcheck/kvcheck/model"
+)
+
+// Invariant names, stable: transcripts, reports and the CLI use them.
+const (
+	InvNoCrash                = "no-crash-on-refusal"
+	InvHistoryWithinCapacity  = "history-within-capacity"
+	InvPoolConservation       = "pool-conservation"
+	InvNoLeakedCache          = "no-leaked-cache"
+	InvMirrorWithinTargetLife = "mirror-within-target-lifetime"
+	InvIndexSlots             = "index-slots-bounded"
+)
+
+// Invariants returns the named safety properties of reference §7.5 that
+// are checked in every reached state.
+func (sp *Spec) Invariants() []model.Invariant[State] {
+	return []model.Invariant[State]{
+		{
+			Name:  InvNoCrash,
+			Doc:   "the engine never raises on a resource refusal: no exception escapes the executor loop (every rank is hard-killed when one does)",
+			Check: sp.checkNoCrash,
+		},
+		{
+			Name:  InvHistoryWithinCapacity,
+			Doc:   "committed <= history <= capacity for every cache in every pool (the core's stated _KVCache invariant, reference §1.1)",
+			Check: sp.checkHistoryWithinCapacity,
+		},
+		{
+			Name:  InvPoolConservation,
+			Doc:   "free pages + pages held by caches + reuse-tree blocks = pool size, shared blocks counted once",
+			Check: sp.checkPoolConservation,
+		},
+		{
+			Name:  InvNoLeakedCache,
+			Doc:   "every cache in any pool belongs to a live incarnation of its request ID (no leaked mirror IDs, reference I6/I7)",
+			Check: sp.checkNoLeakedCache,
+		},
+		{
+			Name:  InvMirrorWithinTargetLife,
+			Doc:   "a draft mirror never outlives the target cache of the same request incarnation (reference I5)",
+			Check: sp.checkMirrorWithinTargetLifetime,
+		},
+		{
+			Name:  InvIndexSlots,
+			Doc:   "live caches per manager never exceed its IndexMapper slots (reference I9)",
+			Check: sp.checkIndexSlots,
+		},
+	}
+}
+
+func (sp *Spec) checkNoCrash(s *State) *model.Failure {
+	if !s.Crash.Happened {
+		return nil
+	}
+	return &model.Failure{
+		Message: s.Crash.Describe(),
+		Group:   fmt.Sprintf("%s %s pool: %s", s.Crash.Function, s.Crash.Pool, errorKind(s.Crash.Error)),
+	}
+}
+
+// errorKind is the error text without its request-specific numbers, for
+// grouping distinct mechanisms.
+func errorKind(e ErrorText) string { return formatError(e, 0, 0) }
+
+// eachCache calls f for every live cache of every configured rank and pool
+// until f returns a failure.
+func (sp *Spec) eachCache(s *State, f func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure) *model.Failure {
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		v := s.view(&sp.Config, r)
+		for p := Target; p < numPools; p++ {
+			for id := uint8(0); id < MaxIDs; id++ {
+				c := v.cache(p, id)
+				if c.Status == Absent {
+					continue
+				}
+				if fail := f(v, p, id, c); fail != nil {
+					return fail
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (sp *Spec) checkHistoryWithinCapacity(s *State) *model.Failure {
+	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
+		if c.Committed <= c.History && c.History <= c.Capacity {
+			return nil
+		}
+		return &model.Failure{Message: fmt.Sprintf("rank %d %s pool request %d: committed %d, history %d, capacity %d",
+			v.r, p, id, c.Committed, c.History, c.Capacity)}
+	})
+}
+
+func (sp *Spec) checkPoolConservation(s *State) *model.Failure {
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		v := s.view(&sp.Config, r)
+		for p := Target; p < numPools; p++ {
+			pool := v.pool(p)
+			total := int(pool.Free)
+			for f := range pool.Tree {
+				total += int(pool.Tree[f])
+			}
+			for id := range pool.Caches {
+				c := &pool.Caches[id]
+				if c.Status == Absent {
+					continue
+				}
+				blocks := int(sp.Config.blocksFor(c.Capacity))
+				if int(c.Shared)+int(c.Offloaded) > blocks {
+					return &model.Failure{Message: fmt.Sprintf("rank %d %s pool request %d: %d shared + %d offloaded blocks exceed its %d blocks",
+						r, p, id, c.Shared, c.Offloaded, blocks)}
+				}
+				if f := v.family(uint8(id)); c.Shared > 0 && (f == NoFamily || c.Shared > pool.Tree[f]) {
+					return &model.Failure{Message: fmt.Sprintf("rank %d %s pool request %d references %d tree blocks the tree does not hold",
+						r, p, id, c.Shared)}
+				}
+				total += blocks - int(c.Shared) - int(c.Offloaded)
+			}
+			if want := int(sp.Config.poolBlocks(p)); total != want {
+				return &model.Failure{Message: fmt.Sprintf("rank %d %s pool: free %d + held + tree blocks = %d, pool has %d",
+					r, p, pool.Free, total, want)}
+			}
+		}
+	}
+	return nil
+}
+
+func (sp *Spec) checkNoLeakedCache(s *State) *model.Failure {
+	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
+		req := v.request(id)
+		live := req.State == ContextInit || req.State == GenerationInProgress || req.State == GenerationComplete
+		if live && req.Incarnation == c.Incarnation {
+			return nil
+		}
+		owner := "no live request"
+		if live {
+			owner = fmt.Sprintf("incarnation %d is live", req.Incarnation)
+		}
+		return &model.Failure{
+			Message: fmt.Sprintf("rank %d %s pool holds a cache under request ID %d (incarnation %d, capacity %d) but %s",
+				v.r, p, id, c.Incarnation, c.Capacity, owner),
+			Group: fmt.Sprintf("leaked %s cache", p),
+		}
+	})
+}
+
+func (sp *Spec) checkMirrorWithinTargetLifetime(s *State) *model.Failure {
+	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
+		if p != Draft {
+			return nil
+		}
+		t := v.cache(Target, id)
+		if t.Status != Absent && t.Incarnation == c.Incarnation {
+			return nil
+		}
+		return &model.Failure{Message: fmt.Sprintf("rank %d draft pool holds a mirror for request %d (incarnation %d) whose target cache is gone",
+			v.r, id, c.Incarnation)}
+	})
+}
+
+func (sp *Spec) checkIndexSlots(s *State) *model.Failure {
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		v := s.view(&sp.Config, r)
+		for p := Target; p < numPools; p++ {
+			if n := v.liveCaches(p); n > int(sp.Config.indexSlots(p)) {
+				return &model.Failure{Message: fmt.Sprintf("rank %d %s pool: %d live caches, IndexMapper has %d slots",
+					r, p, n, sp.Config.indexSlots(p))}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package spec
+
+// rankView bundles what every operation on one rank needs: the
+// configuration, the state being changed and the rank index.
+type rankView struct {
+	cfg  *Config
+	s    *State
+	r    uint8
+	rank *Rank
+}
+
+func (s *State) view(cfg *Config, r uint8) rankView {
+	return rankView{cfg: cfg, s: s, r: r, rank: &s.Ranks[r]}
+}
+
+// pool returns pool p of the rank.
+func (v rankView) pool(p PoolKind) *Pool { return &v.rank.Pools[p] }
+
+// cache returns the kv_cache_map entry of id in pool p (Status Absent if
+// none).
+func (v rankView) cache(p PoolKind, id uint8) *Cache { return &v.rank.Pools[p].Caches[id] }
+
+// family returns the prompt family of request id; the ADP dummy has none.
+func (v rankView) family(id uint8) uint8 {
+	if id == 0 {
+		return NoFamily
+	}
+	return v.cfg.template(id).Family
+}
+
+// shareableBlocks is the number of leading prompt blocks of request id that
+// other requests of its family can reuse: full blocks of the shared prefix.
+func (v rankView) shareableBlocks(id uint8) uint8 {
+	if id == 0 || v.family(id) == NoFamily {
+		return 0
+	}
+	return v.cfg.template(id).SharedPrefix / v.cfg.TokensPerBlock
+}
+
+// heldBlocks is the number of GPU pages cache c holds privately: its blocks
+// minus the reuse-tree blocks it references minus those evicted to host.
+func (v rankView) heldBlocks(c *Cache) uint8 {
+	return v.cfg.blocksFor(c.Capacity) - c.Shared - c.Offloaded
+}
+
+// referencedTreeBlocks is the number of leading tree blocks of family f that
+// some live cache of pool p references.
+func (v rankView) referencedTreeBlocks(p PoolKind, f uint8) uint8 {
+	var most uint8
+	pool := v.pool(p)
+	for id := range pool.Caches {
+		c := &pool.Caches[id]
+		if c.Status != Absent && v.family(uint8(id)) == f && c.Shared > most {
+			most = c.Shared
+		}
+	}
+	return most
+}
+
+// droppableBlocks counts tree blocks no live cache references: the radix
+// tree keeps them for reuse but drops them when pages run short.
+func (v rankView) droppableBlocks(p PoolKind) int {
+	n := 0
+	pool := v.pool(p)
+	for f := uint8(0); f < MaxFamilies; f++ {
+		n += int(pool.Tree[f]) - int(v.referencedTreeBlocks(p, f))
+	}
+	return n
+}
+
+// evictableBlocks counts GPU pages of suspended caches other than except
+// that can move to the host tier (none without a tier below GPU).
+func (v rankView) evictableBlocks(p PoolKind, except uint8) int {
+	if !v.cfg.HostTier {
+		return 0
+	}
+	n := 0
+	pool := v.pool(p)
+	for id := range pool.Caches {
+		c := &pool.Caches[id]
+		if uint8(id) != except && c.Status == Suspended {
+			n += int(v.heldBlocks(c))
+		}
+	}
+	return n
+}
+
+// allocatePages takes n GPU pages in pool p for request except, the way the
+// storage manager does: free pages first, then unreferenced reuse-tree
+// blocks (dropped from the tail), then pages of suspended caches evicted to
+// the host tier (lowest request ID first, standing in for LRU). It fails
+// with no change when even that is not enough (OutOfPagesError caught by the
+// caller, reference §1.3 step 6).
+func (v rankView) allocatePages(p PoolKind, n int, except uint8) bool {
+	pool := v.pool(p)
+	if int(pool.Free) >= n {
+		pool.Free -= uint8(n)
+		return true
+	}
+	need := n - int(pool.Free)
+	if v.droppableBlocks(p)+v.evictableBlocks(p, except) < need {
+		return false
+	}
+	for f := uint8(0); f < MaxFamilies && need > 0; f++ {
+		ref := v.referencedTreeBlocks(p, f)
+		for pool.Tree[f] > ref && need > 0 {
+			pool.Tree[f]--
+			pool.Free++
+			need--
+		}
+	}
+	for id := range pool.Caches {
+		if need == 0 {
+			break
+		}
+		c := &pool.Caches[id]
+		if uint8(id) == except || c.Status != Suspended || !v.cfg.HostTier {
+			continue
+		}
+		take := min(int(v.heldBlocks(c)), need)
+		c.Offloaded += uint8(take)
+		pool.Free += uint8(take)
+		need -= take
+	}
+	pool.Free -= uint8(n)
+	return true
+}
+
+// utilizationAbove reports whether pool p's GPU utilization exceeds
+// max_util_for_resume (the resume gate): pages held by caches or referenced
+// tree blocks over all pages.
+func (v rankView) utilizationAbove(p PoolKind) bool {
+	total := int(v.cfg.poolBlocks(p))
+	used := total - int(v.pool(p).Free) - v.droppableBlocks(p)
+	return used*100 > int(v.cfg.ResumeGatePercent)*total
+}
+
+// liveCaches counts kv_cache_map entries of pool p: each holds an
+// IndexMapper slot.
+func (v rankView) liveCaches(p PoolKind) int {
+	n := 0
+	for id := range v.pool(p).Caches {
+		if v.pool(p).Caches[id].Status != Absent {
+			n++
+		}
+	}
+	return n
+}

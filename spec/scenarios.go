@@ -1,0 +1,100 @@
+package spec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Scenario is a built-in configuration, scaled down from a seed crash
+// report, with its goals and the fixes that are checked against it.
+type Scenario struct {
+	Name string
+	// Doc says in one line what the scenario reproduces.
+	Doc string
+	// Report names the seed report and the TensorRT-LLM issue.
+	Report string
+	Config Config
+	Goals  []GoalDef
+	// FixSets are the fix combinations `kvcheck check` runs besides the
+	// real code (no fix).
+	FixSets [][]Fix
+	// Depth and MaxStates are the default search bounds.
+	Depth     int
+	MaxStates int
+}
+
+// Spec returns the scenario's spec with fixes applied.
+func (sc *Scenario) Spec(fixes Fixes) (*Spec, error) {
+	sp, err := New(sc.Config, fixes)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	sp.Scenario = sc
+	return sp, nil
+}
+
+// draftAdmission is seed 000_830c52b437cf0e82 (TensorRT-LLM #18660) scaled
+// down: block reuse on, an unpaired draft pool with as many pages (and so
+// tokens) as the target, chunked prefill, MTP max_draft_len 1, three
+// requests sharing a two-block prefix. Reuse keeps the target small while
+// every mirror sizes the whole prompt, so the draft pool fills first and
+// _prepare_draft_resources raises.
+var draftAdmission = Scenario{
+	Name:   "draft-admission",
+	Doc:    "unpaired draft (indexer) pool left out of admission fills under prefix-shared load; _prepare_draft_resources raises",
+	Report: "seed 000_830c52b437cf0e82, TensorRT-LLM #18660",
+	Config: Config{
+		TokensPerBlock:     4,
+		MaxDraftLen:        1,
+		ExtraKVTokens:      0,
+		ReserveDraftTokens: 1,
+		MaxBatchSize:       4,
+		MaxNumTokens:       8,
+		ChunkedPrefill:     true,
+		ChunkUnitSize:      4,
+		TargetBlocks:       8,
+		DraftBlocks:        8,
+		TargetIndexSlots:   5,
+		DraftIndexSlots:    5,
+		ResumeGatePercent:  100,
+		HostTier:           false,
+		RecomputePause:     true,
+		BlockReuse:         true,
+		DraftPool:          UnpairedDraftPool,
+		DraftView:          DraftViewSameAsTarget,
+		Version:            VersionRC25,
+		Ranks:              1,
+		Requests: []RequestTemplate{
+			{PromptLen: 12, MaxNewTokens: 4, Family: 0, SharedPrefix: 8},
+			{PromptLen: 12, MaxNewTokens: 4, Family: 0, SharedPrefix: 8},
+			{PromptLen: 12, MaxNewTokens: 4, Family: 0, SharedPrefix: 8},
+		},
+	},
+	Goals:   []GoalDef{GoalPrefixSharing, GoalDraftFullerThanTarget, GoalAllFinished},
+	FixSets: [][]Fix{{FixJointAdmission}, {FixDeferDraftMirror}, {FixMirrorReuse}},
+	Depth:   200,
+}
+
+// builtinScenarios lists every built-in scenario in the order `kvcheck
+// check` runs them.
+var builtinScenarios = []*Scenario{&draftAdmission}
+
+// Scenarios returns the built-in scenarios.
+func Scenarios() []*Scenario { return builtinScenarios }
+
+// LookupScenario returns the built-in scenario named name, or an error
+// listing the valid names.
+func LookupScenario(name string) (*Scenario, error) {
+	for _, sc := range builtinScenarios {
+		if sc.Name == name {
+			return sc, nil
+		}
+	}
+	names := make([]string, 0, len(builtinScenarios))
+	for _, sc := range builtinScenarios {
+		names = append(names, sc.Name)
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("unknown scenario %q; valid scenarios: %s", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,502 @@
+package spec
+
+// This file models KVCacheV2Scheduler (scheduler/scheduler_v2.py at
+// 00746ef, reference §3): one pass of _schedule_loop builds a batch and
+// allocates the target pool (and a paired draft pool) inline.
+
+// scheduleAction is ScheduleAction: what one request's attempt tells the
+// loop.
+type scheduleAction uint8
+
+const (
+	scheduled scheduleAction = iota
+	skip
+	stop
+)
+
+// schedulerPass is the scratch state of one _schedule_loop pass.
+type schedulerPass struct {
+	order           [MaxIDs]uint8 // requests_list: active requests in order
+	count           int           // len(requests_list)
+	end             int           // req_it_end
+	frontier        int           // recompute_pause_state.frontier
+	tokens          int           // BudgetTracker.num_tokens
+	requests        int           // BudgetTracker.num_requests
+	evicted         [MaxIDs]bool
+	evictedOrder    [MaxIDs]uint8
+	evictedCount    int
+	recomputePaused [MaxIDs]bool
+	preempted       [MaxIDs]bool
+}
+
+// activeRequests returns the rank's active_requests in order: arrival
+// order (ID order), the ADP dummy last.
+func (v rankView) activeRequests(p *schedulerPass) {
+	p.count = 0
+	for id := uint8(1); id < MaxIDs; id++ {
+		st := v.request(id).State
+		if st == ContextInit || st == GenerationInProgress || st == GenerationComplete {
+			p.order[p.count] = id
+			p.count++
+		}
+	}
+	if st := v.request(0).State; st == ContextInit || st == GenerationInProgress {
+		p.order[p.count] = 0
+		p.count++
+	}
+}
+
+// scheduleRequest is KVCacheV2Scheduler.schedule_request / _schedule_loop:
+// phase 1 schedules generation requests in order (STOP ends the phase),
+// deferring context requests to phase 2, which schedules (chunked) prefill
+// within the max_batch_size and max_num_tokens budgets. Recompute-paused
+// victims are paused (LlmRequest::pause) at the end of the pass, as the
+// executor's _pause_recompute_paused_requests does before the forward.
+func (v rankView) scheduleRequest(fixes Fixes) {
+	v.rank.Batch = Batch{}
+	var p schedulerPass
+	v.activeRequests(&p)
+	p.end, p.frontier = p.count, p.count
+	var pending [MaxIDs]uint8
+	pendingCount := 0
+	for it := 0; it < p.end; it++ {
+		id := p.order[it]
+		if p.recomputePaused[id] {
+			continue
+		}
+		if p.requests >= int(v.cfg.MaxBatchSize) {
+			break
+		}
+		r := v.request(id)
+		if r.State == ContextInit {
+			pending[pendingCount] = id
+			pendingCount++
+			continue
+		}
+		if r.State != GenerationInProgress {
+			continue
+		}
+		action, tokens := v.tryScheduleGeneration(&p, it, id, fixes)
+		if v.s.Crash.Happened {
+			return
+		}
+		if action == stop {
+			break
+		}
+		if action == scheduled {
+			v.appendToBatch(BatchEntry{ID: id, Kind: GenerationStep})
+			p.tokens += tokens
+			p.requests++
+		}
+	}
+	for i := 0; i < pendingCount; i++ {
+		id := pending[i]
+		if p.requests >= int(v.cfg.MaxBatchSize) {
+			break
+		}
+		if v.cfg.ChunkedPrefill && !v.hasContextChunkBudget(&p) {
+			continue
+		}
+		if p.preempted[id] || p.recomputePaused[id] || v.pendingContextCertainlyBlocked(id) {
+			continue
+		}
+		action := v.tryScheduleContext(&p, id, fixes)
+		if v.s.Crash.Happened {
+			return
+		}
+		if action == stop {
+			break
+		}
+	}
+	for id := range p.recomputePaused {
+		if p.recomputePaused[id] {
+			v.pauseRequest(uint8(id))
+		}
+	}
+}
+
+// appendToBatch adds an entry to the scheduled batch.
+func (v rankView) appendToBatch(e BatchEntry) {
+	b := &v.rank.Batch
+	b.Entries[b.Count] = e
+	b.Count++
+}
+
+// inBatch reports whether id was scheduled in this pass.
+func (v rankView) inBatch(id uint8) bool {
+	b := &v.rank.Batch
+	for i := 0; i < int(b.Count); i++ {
+		if b.Entries[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// tryScheduleGeneration is _try_schedule_generation: STOP when 1 + draft
+// tokens do not fit the token budget; else _try_allocate_generation, then
+// the eviction ladder (_try_evict_for_gen, _try_recompute_pause_for_gen);
+// a request that still cannot grow suspends itself (target and draft) and
+// stops the phase.
+func (v rankView) tryScheduleGeneration(p *schedulerPass, it int, id uint8, fixes Fixes) (scheduleAction, int) {
+	tokens := 1 + int(v.request(id).DraftLen)
+	if p.tokens+tokens > int(v.cfg.MaxNumTokens) {
+		return stop, 0
+	}
+	ok := v.tryAllocateGenerationPair(id, fixes)
+	if !ok && !v.s.Crash.Happened {
+		ok = v.tryEvictForGeneration(p, it, id, fixes)
+	}
+	if !ok && !v.s.Crash.Happened {
+		ok = v.tryRecomputePauseForGeneration(p, it, id, fixes)
+	}
+	if ok {
+		return scheduled, tokens
+	}
+	if v.cache(Target, id).Status == Active {
+		v.suspendRequest(id)
+		v.markEvicted(p, id)
+	}
+	return stop, 0
+}
+
+// tryAllocateGenerationPair is KVCacheV2Scheduler._try_allocate_generation:
+// grow the target; then an unpaired pool only admits the mirror
+// (_admit_unpaired_draft: create and resume, no growth) while a paired pool
+// grows too; if the draft side fails the target growth is reverted. With
+// FixJointAdmission an unpaired mirror is admitted and grown here as well.
+func (v rankView) tryAllocateGenerationPair(id uint8, fixes Fixes) bool {
+	if !v.tryAllocateGeneration(Target, id) {
+		return false
+	}
+	ok := true
+	switch v.cfg.DraftPool {
+	case UnpairedDraftPool:
+		if v.cfg.Version == Version00746ef || fixes.Has(FixJointAdmission) {
+			ok = v.admitMirror(id, fixes)
+		}
+		if ok && fixes.Has(FixJointAdmission) {
+			ok = v.tryAllocateGeneration(Draft, id)
+		}
+	case PairedDraftPool:
+		ok = v.tryAllocateGeneration(Draft, id)
+	}
+	if !ok {
+		v.revertAllocateGeneration(Target, id)
+	}
+	return ok
+}
+
+// isStartedRequest is _is_started_request: a context request past its
+// first chunk, or a generating one.
+func (v rankView) isStartedRequest(id uint8) bool {
+	r := v.request(id)
+	return (r.State == ContextInit && !v.isFirstContextChunk(id)) || r.State == GenerationInProgress
+}
+
+// tryEvictForGeneration is _try_evict_for_gen: suspend started, ACTIVE
+// victims from the tail of the pass (each shortens the pass) and retry.
+// It runs whatever the tiers; with GPU as the last tier the suspend frees
+// nothing and the retry fails again.
+func (v rankView) tryEvictForGeneration(p *schedulerPass, it int, id uint8, fixes Fixes) bool {
+	for p.end > it {
+		victim := -1
+		for i := p.end - 1; i > it; i-- {
+			cand := p.order[i]
+			if v.isStartedRequest(cand) && v.cache(Target, cand).Status == Active {
+				victim = i
+				break
+			}
+		}
+		if victim < 0 {
+			return false
+		}
+		vid := p.order[victim]
+		v.suspendRequest(vid)
+		v.markEvicted(p, vid)
+		p.end = victim
+		if v.tryAllocateGenerationPair(id, fixes) {
+			return true
+		}
+		if v.s.Crash.Happened {
+			return false
+		}
+	}
+	return false
+}
+
+// tryRecomputePauseForGeneration is _try_recompute_pause_for_gen (only with
+// enable_recompute_pause): free a started victim's caches in both pools
+// (_recompute_pause_request) so it re-prefills later, and retry; when no
+// candidate is left and suspension can free pages (can_evict: a host tier),
+// fall back to an evicted request.
+func (v rankView) tryRecomputePauseForGeneration(p *schedulerPass, it int, id uint8, fixes Fixes) bool {
+	if !v.cfg.RecomputePause {
+		return false
+	}
+	for {
+		victim := -1
+		for i := p.frontier - 1; i > it; i-- {
+			cand := p.order[i]
+			if p.recomputePaused[cand] {
+				continue
+			}
+			if (v.cfg.HostTier || !p.evicted[cand]) && v.isStartedRequest(cand) {
+				victim = i
+				break
+			}
+		}
+		var vid uint8
+		if victim >= 0 {
+			vid = p.order[victim]
+			p.frontier = victim
+			p.end = min(p.end, victim)
+		} else if v.cfg.HostTier && p.evictedCount > 0 {
+			p.evictedCount--
+			vid = p.evictedOrder[p.evictedCount]
+		} else {
+			return false
+		}
+		p.evicted[vid] = false
+		v.freeResources(vid)
+		p.recomputePaused[vid] = true
+		if v.tryAllocateGenerationPair(id, fixes) {
+			return true
+		}
+		if v.s.Crash.Happened {
+			return false
+		}
+		if v.cfg.HostTier && v.tryEvictForGeneration(p, it, id, fixes) {
+			return true
+		}
+	}
+}
+
+func (v rankView) markEvicted(p *schedulerPass, id uint8) {
+	if !p.evicted[id] {
+		p.evicted[id] = true
+		p.evictedOrder[p.evictedCount] = id
+		p.evictedCount++
+	}
+}
+
+// suspendRequest is KVCacheV2Scheduler._suspend_request: suspend the target
+// and (if any) the draft cache.
+func (v rankView) suspendRequest(id uint8) {
+	v.suspendCache(Target, id)
+	v.suspendCache(Draft, id)
+}
+
+// pauseRequest is the executor's _pause_recompute_paused_requests on a
+// victim whose caches were freed: LlmRequest::pause resets both cursors and
+// makes every token so far the new prompt, back in CONTEXT_INIT.
+func (v rankView) pauseRequest(id uint8) {
+	r := v.request(id)
+	if r.State == GenerationInProgress {
+		r.Prompt = r.NumTokens
+	}
+	r.State = ContextInit
+	r.DraftLen = 0
+	r.Accepted = 0
+	v.rewindContextAfterCacheDrop(id)
+}
+
+// hasContextChunkBudget is _has_context_chunk_budget: some token budget
+// left, at least one chunk unit.
+func (v rankView) hasContextChunkBudget(p *schedulerPass) bool {
+	remaining := int(v.cfg.MaxNumTokens) - p.tokens
+	return remaining > 0 && remaining >= int(v.cfg.ChunkUnitSize)
+}
+
+// pendingContextCertainlyBlocked is _pending_ctx_certainly_blocked (00746ef,
+// chunked prefill, unpaired draft pool): skip a context request whose target
+// cache is ACTIVE while its mirror exists, is suspended, and the draft pool
+// is above the resume gate (mirror_admission_certainly_blocked).
+func (v rankView) pendingContextCertainlyBlocked(id uint8) bool {
+	if v.cfg.Version != Version00746ef || !v.cfg.ChunkedPrefill || v.cfg.DraftPool != UnpairedDraftPool {
+		return false
+	}
+	if v.cache(Target, id).Status != Active {
+		return false
+	}
+	return v.cache(Draft, id).Status == Suspended && v.utilizationAbove(Draft)
+}
+
+// tryScheduleContext is _try_schedule_context: the chunked or full path;
+// a first chunk that is not scheduled for any reason has its caches freed
+// in every manager (so it holds no prefix-reuse claims) and its cursor
+// rewound (PR #19202's change, present at 00746ef).
+func (v rankView) tryScheduleContext(p *schedulerPass, id uint8, fixes Fixes) scheduleAction {
+	first := v.isFirstContextChunk(id)
+	action := v.tryScheduleContextChunk(p, id, fixes)
+	if first && action != scheduled && !v.s.Crash.Happened {
+		v.freeResources(id)
+		v.rewindContextAfterCacheDrop(id)
+	}
+	return action
+}
+
+// tryScheduleContextChunk is _try_schedule_context_chunked (or the full
+// path without chunking): prepare the pair, size the chunk from the budget
+// (rounded down to chunk_unit_size unless it reaches the end; draft tokens
+// added on the last chunk), then _try_allocate_context; an allocation
+// failure tries preempt_for_pages (STOP on success) else SKIP.
+func (v rankView) tryScheduleContextChunk(p *schedulerPass, id uint8, fixes Fixes) scheduleAction {
+	r := v.request(id)
+	remainingBudget := int(v.cfg.MaxNumTokens) - p.tokens
+	prePrepareRemaining := int(r.Prompt) - int(r.Position)
+	if !v.prepareContextPair(id, fixes) {
+		if v.cfg.ChunkedPrefill {
+			return skip
+		}
+		return stop
+	}
+	contextRemaining := int(r.Prompt) - int(r.Position)
+	var chunk int
+	if v.cfg.ChunkedPrefill {
+		chunk = min(remainingBudget, prePrepareRemaining, int(v.cfg.MaxNumTokens))
+		if chunk < prePrepareRemaining {
+			chunk = chunk / int(v.cfg.ChunkUnitSize) * int(v.cfg.ChunkUnitSize)
+		}
+		if chunk <= 0 {
+			return skip
+		}
+	} else {
+		chunk = contextRemaining
+		if p.tokens+contextRemaining > int(v.cfg.MaxNumTokens) {
+			return stop
+		}
+	}
+	budgetChunk := chunk
+	chunk = min(chunk, contextRemaining)
+	last := int(r.Position)+chunk == int(r.Prompt)
+	tokens, resize := budgetChunk, chunk
+	if last {
+		tokens += int(r.DraftLen)
+		resize += int(r.DraftLen)
+	}
+	if !v.cfg.ChunkedPrefill {
+		tokens = chunk + int(r.DraftLen)
+	}
+	if !v.tryAllocateContext(id, uint8(resize), uint8(chunk), last, fixes) {
+		if v.s.Crash.Happened {
+			return stop
+		}
+		if v.preemptForPages(p, id) {
+			return stop
+		}
+		return skip
+	}
+	v.appendToBatch(BatchEntry{ID: id, Kind: ContextChunk, Chunk: uint8(chunk), Last: last})
+	p.tokens += tokens
+	p.requests++
+	return scheduled
+}
+
+// prepareContextPair is _prepare_context_pair. Unpaired:
+// prepare_context(target) and _admit_unpaired_draft (admit_mirror at
+// 00746ef; nothing at v1.3.0rc25). Paired: coordinated reuse claims, the
+// shallower of the two pools' matches, then prepare_context_cache on both;
+// on failure both are suspended.
+func (v rankView) prepareContextPair(id uint8, fixes Fixes) bool {
+	switch v.cfg.DraftPool {
+	case PairedDraftPool:
+		limit := -1
+		if v.isFirstContextChunk(id) && v.cache(Target, id).Status == Absent && v.cfg.BlockReuse {
+			limit = int(min(v.reuseBlocks(Target, id, -1), v.reuseBlocks(Draft, id, -1)))
+		}
+		if !v.prepareContext(id, limit, fixes) {
+			return false
+		}
+		if _, ok := v.prepareContextCache(Draft, id, limit, fixes); !ok {
+			v.suspendRequest(id)
+			return false
+		}
+		return true
+	case UnpairedDraftPool:
+		if !v.prepareContext(id, -1, fixes) {
+			return false
+		}
+		if v.cfg.Version == Version00746ef || fixes.Has(FixJointAdmission) {
+			return v.admitMirror(id, fixes)
+		}
+		return true
+	}
+	return v.prepareContext(id, -1, fixes)
+}
+
+// tryAllocateContext is _try_allocate_context: resize_context on the
+// target; a paired draft pool grows with try_allocate_draft_context and a
+// failure reverts the target (revert_allocate_context, dropping the draft
+// when the target was dropped) and suspends both. The unpaired draft pool
+// is not consulted, unless FixJointAdmission sizes the mirror here to what
+// _prepare_draft_resources will ask for.
+func (v rankView) tryAllocateContext(id uint8, resize, chunk uint8, last bool, fixes Fixes) bool {
+	if !v.resizeContext(id, resize) {
+		return false
+	}
+	var ok bool
+	switch {
+	case v.cfg.DraftPool == PairedDraftPool:
+		ok = v.tryAllocateDraftContext(id, resize)
+	case v.cfg.DraftPool == UnpairedDraftPool && fixes.Has(FixJointAdmission):
+		ok = v.growMirrorForContext(id, chunk, last, fixes)
+	default:
+		return true
+	}
+	if ok || v.s.Crash.Happened {
+		return ok
+	}
+	if !v.revertAllocateContext(Target, id) {
+		v.closeCache(Draft, id)
+	}
+	v.suspendRequest(id)
+	return false
+}
+
+// growMirrorForContext is FixJointAdmission's admission of the unpaired
+// mirror: grow it (never shrink) to the capacity _prepare_draft_resources
+// will ask for this chunk.
+func (v rankView) growMirrorForContext(id uint8, chunk uint8, last bool, fixes Fixes) bool {
+	if !v.admitMirror(id, fixes) {
+		return false
+	}
+	e := BatchEntry{ID: id, Kind: ContextChunk, Chunk: chunk, Last: last}
+	position, lastView := v.draftViewChunk(id, e, !fixes.Has(FixDeferDraftMirror))
+	want := int(position) + int(chunk) + int(v.cfg.ExtraKVTokens)
+	if lastView {
+		want += int(v.request(id).DraftLen)
+	}
+	c := v.cache(Draft, id)
+	want = max(want, int(c.Capacity))
+	ok, raise := v.resizeCache(Draft, id, want, keep)
+	if raise != ErrNone {
+		v.s.crash(v.r, Draft, id, FnResize, raise, 0)
+		return false
+	}
+	return ok
+}
+
+// preemptForPages is _try_preempt_for_pages, used when a context
+// allocation fails: only with GPU as the last tier and recompute pause on,
+// free the newest started, ACTIVE request not scheduled in this pass
+// (both pools) and mark it recompute-paused.
+func (v rankView) preemptForPages(p *schedulerPass, id uint8) bool {
+	if v.cfg.HostTier || !v.cfg.RecomputePause {
+		return false
+	}
+	for i := p.count - 1; i >= 0; i-- {
+		victim := p.order[i]
+		if victim == id || v.inBatch(victim) || p.recomputePaused[victim] {
+			continue
+		}
+		if !v.isStartedRequest(victim) || v.cache(Target, victim).Status != Active {
+			continue
+		}
+		v.freeResources(victim)
+		p.recomputePaused[victim] = true
+		p.preempted[victim] = true
+		return true
+	}
+	return false
+}

@@ -1,0 +1,220 @@
+package spec
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
+)
+
+// CacheStatus mirrors _KVCache._Status, plus Absent for "no entry in
+// kv_cache_map" (a closed cache is popped from the map).
+type CacheStatus uint8
+
+const (
+	// Absent: the manager holds no cache under this request ID.
+	Absent CacheStatus = iota
+	// Suspended: born SUSPENDED, or suspend()ed; pages stay held on GPU
+	// unless a lower tier exists and they are evicted.
+	Suspended
+	// Active: resumed; the only status in which resize and commit are legal.
+	Active
+)
+
+func (s CacheStatus) String() string {
+	return [...]string{"absent", "suspended", "active"}[s]
+}
+
+// Cache is one request's _KVCache in one pool, with the manager's
+// per-request bookkeeping for it (_allocated_draft_lens, the IndexMapper
+// slot). Token counts are the three lengths of reference §1.1.
+type Cache struct {
+	Status CacheStatus
+	// Incarnation is the incarnation of the request that created the cache,
+	// so a lookup by ID that reaches another incarnation's cache (the fixed
+	// ADP dummy ID) is visible.
+	Incarnation uint8
+	Capacity    uint8
+	History     uint8
+	Committed   uint8
+	// Shared is the number of leading blocks that are blocks of the pool's
+	// reuse tree (matched at creation, or published by commit).
+	Shared uint8
+	// Offloaded is the number of private blocks evicted to the host tier.
+	Offloaded uint8
+	// Flags holds flagStopCommitting and flagNeverResumed.
+	Flags uint8
+	// AllocatedDraft is _allocated_draft_lens[id] + 1; 0 means no entry.
+	AllocatedDraft uint8
+}
+
+const (
+	flagStopCommitting = 1 << iota
+	flagNeverResumed
+)
+
+// RequestState mirrors LlmRequestState as far as the manager reads it, plus
+// the model's own "not arrived" and "freed" ends.
+type RequestState uint8
+
+const (
+	// NotArrived: not yet in active_requests.
+	NotArrived RequestState = iota
+	// ContextInit: CONTEXT_INIT, prefill (possibly chunked) in progress.
+	ContextInit
+	// GenerationInProgress: GENERATION_IN_PROGRESS.
+	GenerationInProgress
+	// GenerationComplete: GENERATION_COMPLETE, waiting to be freed.
+	GenerationComplete
+	// Finished: terminated; all its resources freed.
+	Finished
+)
+
+func (s RequestState) String() string {
+	return [...]string{"not-arrived", "context", "generation", "complete", "finished"}[s]
+}
+
+// Request is one LlmRequest as one rank sees it.
+type Request struct {
+	State RequestState
+	// Incarnation counts the times this ID has been (re)created on the rank.
+	Incarnation uint8
+	// Prompt is the prompt length; a recompute-paused request re-prefills
+	// all its tokens, so LlmRequest::pause makes them its new prompt.
+	Prompt uint8
+	// Position is context_current_position of the target view.
+	Position uint8
+	// DraftPosition is context_current_position of the draft view
+	// (request_context(use_draft_model=True)), see DraftViewMode.
+	DraftPosition uint8
+	// Reused is the prefix length settled from block reuse
+	// (set_prepopulated_prompt_len).
+	Reused uint8
+	// NumTokens is max_beam_num_tokens: prompt plus generated tokens.
+	NumTokens uint8
+	// DraftLen is len(py_draft_tokens).
+	DraftLen uint8
+	// Accepted is py_num_accepted_draft_tokens of the last forward.
+	Accepted uint8
+	// PreResizeCapacity is py_ctx_pre_resize_cap + 1 (0 = unset).
+	PreResizeCapacity uint8
+}
+
+// BatchKind says how a request was scheduled.
+type BatchKind uint8
+
+const (
+	// ContextChunk: a (possibly chunked) prefill step.
+	ContextChunk BatchKind = iota + 1
+	// GenerationStep: one generation step with draft tokens.
+	GenerationStep
+)
+
+// BatchEntry is one request of a ScheduledRequests batch.
+type BatchEntry struct {
+	ID   uint8
+	Kind BatchKind
+	// Chunk is context_chunk_size for a context entry.
+	Chunk uint8
+	// Last says the chunk finishes the prompt (is_last_context_chunk).
+	Last bool
+}
+
+// Batch is a ScheduledRequests value: context entries then generation
+// entries, in scheduling order.
+type Batch struct {
+	Count   uint8
+	Entries [MaxBatch]BatchEntry
+}
+
+// Phase is where a rank's executor loop stands between two actions.
+type Phase uint8
+
+const (
+	// PhaseIdle: before _prepare_and_schedule_batch.
+	PhaseIdle Phase = iota
+	// PhaseScheduled: the scheduler ran and allocated; prepare_resources next.
+	PhaseScheduled
+	// PhasePrepared: resources prepared; the forward step next.
+	PhasePrepared
+	// PhaseForwarded: forward and sampling done; the update next.
+	PhaseForwarded
+)
+
+func (p Phase) String() string {
+	return [...]string{"idle", "scheduled", "prepared", "forwarded"}[p]
+}
+
+// Pool is one KV cache manager's page accounting on one rank.
+type Pool struct {
+	// Free is the number of GPU pages held by nobody.
+	Free uint8
+	// Tree is, per prompt family, the number of leading prefix blocks
+	// published in the reuse radix tree (each held once by the tree).
+	Tree [MaxFamilies]uint8
+	// Caches is kv_cache_map, indexed by request ID.
+	Caches [MaxIDs]Cache
+}
+
+// Rank is one rank's engine: its two pools, its view of the requests, and
+// its executor loop.
+type Rank struct {
+	Pools    [numPools]Pool
+	Requests [MaxIDs]Request
+	Phase    Phase
+	Batch    Batch
+}
+
+// Crash records the first raise inside the executor loop: the engine is
+// down (the real engine hard-kills every rank).
+type Crash struct {
+	Happened bool
+	Rank     uint8
+	Pool     PoolKind
+	ID       uint8
+	Function Function
+	Error    ErrorText
+	// Value is the number the error text carries (tokens), if any.
+	Value uint8
+}
+
+// State is the whole model state: a compact value with no pointers, maps or
+// slices, so it copies and hashes fast.
+type State struct {
+	// Arrived is the number of request templates that have arrived.
+	Arrived uint8
+	Crash   Crash
+	Ranks   [MaxRanks]Rank
+}
+
+// fingerprint hashes the state bytes of the first n ranks (ranks beyond the
+// configuration are always zero).
+func fingerprint(s *State, ranks int) uint64 {
+	size := int(unsafe.Offsetof(s.Ranks)) + ranks*int(unsafe.Sizeof(Rank{}))
+	b := unsafe.Slice((*byte)(unsafe.Pointer(s)), size)
+	return hashBytes(b)
+}
+
+// hashBytes is a fast 64-bit mix over 8-byte words (a wyhash-style
+// multiply-fold), with the tail bytes folded in.
+func hashBytes(b []byte) uint64 {
+	const (
+		k0 = 0xa0761d6478bd642f
+		k1 = 0xe7037ed1a0b428db
+	)
+	h := uint64(len(b)) ^ k0
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		h = mix(h^w, k1)
+		b = b[8:]
+	}
+	var tail uint64
+	for i, c := range b {
+		tail |= uint64(c) << (8 * i)
+	}
+	return mix(h^tail, k0)
+}
+
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
