@@ -1,3 +1,5 @@
 module github.com/kvcheck/kvcheck
 
 go 1.26
+
+require github.com/spf13/pflag v1.1.0

@@ -1,6 +1,10 @@
 package spec
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Function names the real function a raise comes out of.
 type Function uint8
@@ -75,31 +79,31 @@ func (c *Crash) String() string {
 }
 
 func formatError(e ErrorText, id, value uint8) string {
-	switch e {
-	case ErrHistoryDecreased:
-		return "ValueError: History length cannot be decreased"
-	case ErrHistoryExceedsCapacity:
-		return "ValueError: History length cannot exceed capacity"
-	case ErrDraftResume:
-		return fmt.Sprintf("RuntimeError: Failed to resume draft KV cache for request %d", id)
-	case ErrDraftContextResize:
-		return fmt.Sprintf("RuntimeError: Draft KV cache context resize failed for request %d: could not resize to %d tokens", id, value)
-	case ErrDraftGenerationResize:
-		return fmt.Sprintf("RuntimeError: Draft KV cache generation resize failed for request %d: could not resize to %d tokens", id, value)
-	case ErrDraftMirrorExhausted:
-		return fmt.Sprintf("RuntimeError: Draft KV cache mirror for request %d could not be created: the draft manager exhausted its IndexMapper", id)
-	case ErrMirrorMissing:
-		return fmt.Sprintf("AssertionError: copy_batch_block_offsets: no draft KV cache for request %d", id)
-	case ErrGenerationUpdate:
-		return fmt.Sprintf("ValueError: Failed to resize KV cache for request %d at generation update", id)
-	case ErrContextUpdate:
-		return fmt.Sprintf("ValueError: Failed to resize history length for request %d at context update", id)
-	case ErrRevertGeneration:
-		return fmt.Sprintf("RuntimeError: revert_allocate_generation failed to shrink the KV cache of request %d", id)
-	case ErrResizeNotActive:
-		return fmt.Sprintf("AssertionError: resize of request %d whose KV cache is not ACTIVE", id)
-	}
-	return ""
+	text := errorTemplates[e]
+	text = strings.ReplaceAll(text, "{id}", strconv.Itoa(int(id)))
+	return strings.ReplaceAll(text, "{n}", strconv.Itoa(int(value)))
+}
+
+// errorKind is the error text with its request ID and token count left as
+// placeholders, so distinct mechanisms group apart and the same mechanism
+// on different requests groups together.
+func errorKind(e ErrorText) string { return errorTemplates[e] }
+
+// errorTemplates are the exception texts of the real code, with {id} for
+// the request ID and {n} for a token count.
+var errorTemplates = [numErrorTexts]string{
+	ErrNone:                   "",
+	ErrHistoryDecreased:       "ValueError: History length cannot be decreased",
+	ErrHistoryExceedsCapacity: "ValueError: History length cannot exceed capacity",
+	ErrDraftResume:            "RuntimeError: Failed to resume draft KV cache for request {id}",
+	ErrDraftContextResize:     "RuntimeError: Draft KV cache context resize failed for request {id}: could not resize to {n} tokens",
+	ErrDraftGenerationResize:  "RuntimeError: Draft KV cache generation resize failed for request {id}: could not resize to {n} tokens",
+	ErrDraftMirrorExhausted:   "RuntimeError: Draft KV cache mirror exhausted its IndexMapper on generation request {id}",
+	ErrMirrorMissing:          "AssertionError: copy_batch_block_offsets: no draft KV cache for request {id} (the mirror could not be created)",
+	ErrGenerationUpdate:       "ValueError: Failed to resize KV cache for request {id} at generation update",
+	ErrContextUpdate:          "ValueError: Failed to resize history length of KV cache for request {id} at context update",
+	ErrRevertGeneration:       "RuntimeError: Failed to revert KV cache capacity for request {id}",
+	ErrResizeNotActive:        "AssertionError: resize of request {id} whose KV cache is not ACTIVE",
 }
 
 // crash moves the engine to the crashed state unless it already crashed:

@@ -57,18 +57,17 @@ var GoalPrefixSharing = GoalDef{
 	},
 }
 
-// GoalDraftFullerThanTarget is reached when a draft pool holds more pages
-// than its target pool while the two have the same size: the mirror's
-// demand outgrew the admission that only counted the target.
-var GoalDraftFullerThanTarget = GoalDef{
-	Name: "draft-pool-fuller-than-target",
-	Doc:  "a draft pool holds more pages than the same-sized target pool (admission counted only the target)",
+// GoalDraftPoolFull is reached when a draft pool has no page left to give
+// (no free page, no droppable tree block): the scenario drives the draft
+// pool into the pressure the seed report describes, so a fix that passes
+// has really handled a full draft pool.
+var GoalDraftPoolFull = GoalDef{
+	Name: "draft-pool-full",
+	Doc:  "a draft pool runs out of pages (no free page and no droppable reuse block)",
 	Reached: func(sp *Spec, s *State) bool {
 		for r := uint8(0); r < sp.Config.Ranks; r++ {
 			v := s.view(&sp.Config, r)
-			target := int(sp.Config.TargetBlocks) - int(v.pool(Target).Free) - v.droppableBlocks(Target)
-			draft := int(sp.Config.DraftBlocks) - int(v.pool(Draft).Free) - v.droppableBlocks(Draft)
-			if draft > target {
+			if v.pool(Draft).Free == 0 && v.droppableBlocks(Draft) == 0 {
 				return true
 			}
 		}

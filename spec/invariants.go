@@ -63,10 +63,6 @@ func (sp *Spec) checkNoCrash(s *State) *model.Failure {
 	}
 }
 
-// errorKind is the error text without its request-specific numbers, for
-// grouping distinct mechanisms.
-func errorKind(e ErrorText) string { return formatError(e, 0, 0) }
-
 // eachCache calls f for every live cache of every configured rank and pool
 // until f returns a failure.
 func (sp *Spec) eachCache(s *State, f func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure) *model.Failure {

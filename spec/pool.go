@@ -22,7 +22,7 @@ func (v rankView) cache(p PoolKind, id uint8) *Cache { return &v.rank.Pools[p].C
 
 // family returns the prompt family of request id; the ADP dummy has none.
 func (v rankView) family(id uint8) uint8 {
-	if id == 0 {
+	if id == 0 || int(id) > len(v.cfg.Requests) {
 		return NoFamily
 	}
 	return v.cfg.template(id).Family

@@ -71,14 +71,47 @@ var draftAdmission = Scenario{
 			{PromptLen: 12, MaxNewTokens: 4, Family: 0, SharedPrefix: 8},
 		},
 	},
-	Goals:   []GoalDef{GoalPrefixSharing, GoalDraftFullerThanTarget, GoalAllFinished},
+	Goals:   []GoalDef{GoalPrefixSharing, GoalDraftPoolFull, GoalAllFinished},
 	FixSets: [][]Fix{{FixJointAdmission}, {FixDeferDraftMirror}, {FixMirrorReuse}},
 	Depth:   200,
 }
 
+// draftAdmissionResume is the second message of seed 000 (max_batch_size 8:
+// "Failed to resume draft KV cache for request 78"): the same load with a
+// resume gate (max_util_for_resume) below 100%. At v1.3.0rc25 the mirror is
+// born SUSPENDED inside _prepare_draft_resources, after admission, so the
+// gate refuses its resume there and the refusal raises.
+var draftAdmissionResume = func() Scenario {
+	sc := draftAdmission
+	sc.Name = "draft-admission-resume"
+	sc.Doc = "a mirror born after admission meets the resume gate in _prepare_draft_resources; the refusal raises"
+	sc.Report = "seed 000_830c52b437cf0e82 (max_batch_size 8 run), TensorRT-LLM #18660"
+	sc.Config.ResumeGatePercent = 75
+	return sc
+}()
+
+// draftViewLag is a finding of kvcheck, not a seed report: at 00746ef the
+// scheduler settles a reused prefix with set_prepopulated_prompt_len on the
+// target view (_settle_context_cursor), which moves only the target cursor
+// (LlmRequest::setPrepopulatedPromptLen), so the unpaired mirror's draft
+// view lags by the reused prefix for the whole prefill. Its capacity then
+// ends short of the prompt and the first generation update raises "History
+// length cannot exceed capacity" on the first request that reuses a prefix.
+var draftViewLag = func() Scenario {
+	sc := draftAdmission
+	sc.Name = "draft-view-lag"
+	sc.Doc = "at 00746ef the unpaired mirror's draft cursor lags the target by the reused prefix; the first generation update raises"
+	sc.Report = "kvcheck finding on the code of seed 000 at 00746ef (draft view of §2.7 read in llmRequest.h)"
+	sc.Config.Version = Version00746ef
+	sc.Config.DraftView = DraftViewLagByReuse
+	sc.Goals = []GoalDef{GoalPrefixSharing, GoalAllFinished}
+	sc.FixSets = [][]Fix{{FixDeferDraftMirror}, {FixJointAdmission}}
+	return sc
+}()
+
 // builtinScenarios lists every built-in scenario in the order `kvcheck
 // check` runs them.
-var builtinScenarios = []*Scenario{&draftAdmission}
+var builtinScenarios = []*Scenario{&draftAdmission, &draftAdmissionResume, &draftViewLag}
 
 // Scenarios returns the built-in scenarios.
 func Scenarios() []*Scenario { return builtinScenarios }

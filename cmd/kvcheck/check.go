@@ -1,0 +1,331 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kvcheck/kvcheck/model"
+	"github.com/kvcheck/kvcheck/spec"
+	"github.com/spf13/pflag"
+)
+
+// checkOptions are the flags of `kvcheck check`.
+type checkOptions struct {
+	scenarios []string
+	fixes     []string
+	depth     int
+	maxStates int
+	workers   int
+	keepGoing bool
+	json      bool
+}
+
+// variant is one scenario checked under one set of fixes.
+type variant struct {
+	scenario *spec.Scenario
+	fixes    spec.Fixes
+}
+
+// checkReport is one line of `kvcheck check --json`.
+type checkReport struct {
+	Scenario    string            `json:"scenario"`
+	Fixes       []string          `json:"fixes"`
+	Result      string            `json:"result"`
+	Complete    bool              `json:"complete"`
+	Invariant   string            `json:"invariant,omitempty"`
+	Message     string            `json:"message,omitempty"`
+	Steps       int               `json:"steps"`
+	States      int               `json:"states"`
+	Transitions int               `json:"transitions"`
+	Depth       int               `json:"depth"`
+	Seconds     float64           `json:"seconds"`
+	Goals       map[string]bool   `json:"goals"`
+	Trace       []string          `json:"trace"`
+	Violations  []violationReport `json:"violations,omitempty"`
+	Reproduce   string            `json:"reproduce"`
+}
+
+// violationReport is one distinct violation of a --keep-going run.
+type violationReport struct {
+	Invariant string   `json:"invariant"`
+	Group     string   `json:"group,omitempty"`
+	Message   string   `json:"message"`
+	Steps     int      `json:"steps"`
+	Trace     []string `json:"trace"`
+}
+
+// unreachedGoal is the invariant name reported when a check finds no
+// violation but misses one of the scenario's goals: the check passed
+// vacuously, which counts as a failure.
+const unreachedGoal = "unreached-goal"
+
+// defaultMaxStates bounds a check when --max-states is not given.
+const defaultMaxStates = 5_000_000
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	var opts checkOptions
+	flags := pflag.NewFlagSet("check", pflag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.StringArrayVar(&opts.scenarios, "scenario", nil, "built-in scenario to check (repeatable; default: all)")
+	flags.StringArrayVar(&opts.fixes, "fix", nil, "fix variant to apply (repeatable; 'none' = the real code alone; default: the real code and each of the scenario's fixes)")
+	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth (default: the scenario's)")
+	flags.IntVar(&opts.maxStates, "max-states", defaultMaxStates, "maximum number of distinct states")
+	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "parallel expansion workers (results do not depend on it)")
+	flags.BoolVar(&opts.keepGoing, "keep-going", false, "collect one shortest violation per invariant and raising function instead of stopping at the first")
+	flags.BoolVar(&opts.json, "json", false, "print one JSON object per checked variant")
+	if err := flags.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
+		return exitUsage
+	}
+	if flags.NArg() > 0 {
+		fmt.Fprintf(stderr, "kvcheck check: unexpected argument %q (scenarios are given with --scenario)\n", flags.Arg(0))
+		return exitUsage
+	}
+	if opts.depth < 0 || opts.maxStates < 0 {
+		fmt.Fprintln(stderr, "kvcheck check: --depth and --max-states must not be negative")
+		return exitUsage
+	}
+	variants, err := selectVariants(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
+		return exitUsage
+	}
+	reports := make([]checkReport, 0, len(variants))
+	status := exitOK
+	for _, v := range variants {
+		r, err := checkVariant(v, opts)
+		if err != nil {
+			fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
+			return exitUsage
+		}
+		if r.Result != "ok" {
+			status = exitViolation
+		}
+		if opts.json {
+			line, _ := json.Marshal(r)
+			fmt.Fprintln(stdout, string(line))
+		}
+		reports = append(reports, r)
+	}
+	if !opts.json {
+		printTable(stdout, reports)
+		printViolations(stdout, reports)
+	}
+	return status
+}
+
+// selectVariants expands the --scenario and --fix flags.
+func selectVariants(opts checkOptions) ([]variant, error) {
+	scenarios := spec.Scenarios()
+	if len(opts.scenarios) > 0 {
+		scenarios = nil
+		for _, name := range opts.scenarios {
+			sc, err := spec.LookupScenario(name)
+			if err != nil {
+				return nil, err
+			}
+			scenarios = append(scenarios, sc)
+		}
+	}
+	var explicit *spec.Fixes
+	if len(opts.fixes) > 0 {
+		var names []string
+		for _, n := range opts.fixes {
+			if n != "none" {
+				names = append(names, n)
+			}
+		}
+		fixes, err := spec.ParseFixes(names)
+		if err != nil {
+			return nil, fmt.Errorf("%v (or 'none')", err)
+		}
+		explicit = &fixes
+	}
+	var out []variant
+	for _, sc := range scenarios {
+		if explicit != nil {
+			out = append(out, variant{sc, *explicit})
+			continue
+		}
+		out = append(out, variant{sc, 0})
+		for _, set := range sc.FixSets {
+			var fixes spec.Fixes
+			for _, f := range set {
+				fixes = fixes.With(f)
+			}
+			out = append(out, variant{sc, fixes})
+		}
+	}
+	return out, nil
+}
+
+// checkVariant runs the exhaustive checker on one variant.
+func checkVariant(v variant, opts checkOptions) (checkReport, error) {
+	sp, err := v.scenario.Spec(v.fixes)
+	if err != nil {
+		return checkReport{}, err
+	}
+	depth := opts.depth
+	if depth == 0 {
+		depth = v.scenario.Depth
+	}
+	res := model.Check[spec.State, spec.Action](sp, model.Options{
+		MaxDepth:  depth,
+		MaxStates: opts.maxStates,
+		Workers:   opts.workers,
+		KeepGoing: opts.keepGoing,
+	})
+	r := checkReport{
+		Scenario:    v.scenario.Name,
+		Fixes:       v.fixes.Names(),
+		Result:      "ok",
+		Complete:    res.Complete,
+		States:      res.States,
+		Transitions: res.Transitions,
+		Depth:       res.Depth,
+		Seconds:     res.Elapsed.Seconds(),
+		Goals:       map[string]bool{},
+		Trace:       []string{},
+		Reproduce:   reproduceCommand(v, opts),
+	}
+	for _, g := range res.Goals {
+		r.Goals[g.Name] = g.Reached
+	}
+	for _, viol := range res.Violations {
+		r.Violations = append(r.Violations, violationReport{
+			Invariant: viol.Invariant, Group: viol.Group, Message: viol.Message,
+			Steps: len(viol.Trace), Trace: traceLines(viol.Trace),
+		})
+	}
+	if !opts.keepGoing {
+		r.Violations = nil
+	}
+	if len(res.Violations) > 0 {
+		first := res.Violations[0]
+		r.Result = "violation"
+		r.Invariant = first.Invariant
+		r.Message = first.Message
+		r.Steps = len(first.Trace)
+		r.Trace = traceLines(first.Trace)
+		return r, nil
+	}
+	for _, g := range res.Goals {
+		if !g.Reached {
+			r.Result = "violation"
+			r.Invariant = unreachedGoal
+			r.Message = fmt.Sprintf("goal %s (%s) was never reached in %d states", g.Name, g.Doc, res.States)
+			break
+		}
+	}
+	return r, nil
+}
+
+func traceLines(trace []spec.Action) []string {
+	out := make([]string, len(trace))
+	for i, a := range trace {
+		out[i] = a.String()
+	}
+	return out
+}
+
+// reproduceCommand is the one command that re-runs exactly this variant.
+func reproduceCommand(v variant, opts checkOptions) string {
+	parts := []string{commandName(), "check", "--scenario", v.scenario.Name}
+	names := v.fixes.Names()
+	if len(names) == 0 {
+		names = []string{"none"}
+	}
+	for _, n := range names {
+		parts = append(parts, "--fix", n)
+	}
+	if opts.depth != 0 {
+		parts = append(parts, "--depth", fmt.Sprint(opts.depth))
+	}
+	if opts.maxStates != defaultMaxStates {
+		parts = append(parts, "--max-states", fmt.Sprint(opts.maxStates))
+	}
+	if opts.keepGoing {
+		parts = append(parts, "--keep-going")
+	}
+	return strings.Join(parts, " ")
+}
+
+// commandName is how the user invoked kvcheck: "go run ./cmd/kvcheck" when
+// it runs from go run's build cache, else "kvcheck".
+func commandName() string {
+	exe, err := os.Executable()
+	if err != nil || strings.Contains(exe, "go-build") || strings.HasSuffix(filepath.Base(exe), ".test") {
+		return "go run ./cmd/kvcheck"
+	}
+	return "kvcheck"
+}
+
+// printTable prints one row per checked variant.
+func printTable(w io.Writer, reports []checkReport) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tFIXES\tRESULT\tINVARIANT\tSTEPS\tSTATES\tDEPTH\tCOMPLETE\tGOALS\tSECONDS")
+	for _, r := range reports {
+		fixes := strings.Join(r.Fixes, "+")
+		if fixes == "" {
+			fixes = "(real code)"
+		}
+		reached := 0
+		for _, ok := range r.Goals {
+			if ok {
+				reached++
+			}
+		}
+		steps, invariant := "-", "-"
+		if r.Result != "ok" {
+			invariant = r.Invariant
+			if r.Invariant != unreachedGoal {
+				steps = fmt.Sprint(r.Steps)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d/%d\t%.2f\n", r.Scenario, fixes, r.Result, invariant, steps,
+			r.States, r.Depth, yesNo(r.Complete), reached, len(r.Goals), r.Seconds)
+	}
+	tw.Flush()
+}
+
+// printViolations prints each violation with its trace and the command
+// that reproduces it.
+func printViolations(w io.Writer, reports []checkReport) {
+	for _, r := range reports {
+		if r.Result == "ok" {
+			continue
+		}
+		fixes := strings.Join(r.Fixes, "+")
+		if fixes == "" {
+			fixes = "real code"
+		}
+		fmt.Fprintf(w, "\n%s (%s): %s\n  %s\n", r.Scenario, fixes, r.Invariant, r.Message)
+		violations := r.Violations
+		if len(violations) == 0 && r.Invariant != unreachedGoal {
+			violations = []violationReport{{Invariant: r.Invariant, Message: r.Message, Steps: r.Steps, Trace: r.Trace}}
+		}
+		for i, v := range violations {
+			if len(r.Violations) > 0 {
+				fmt.Fprintf(w, "  [%d] %s: %s\n", i+1, v.Invariant, v.Message)
+			}
+			fmt.Fprintf(w, "  shortest trace (%d steps):\n", v.Steps)
+			for j, line := range v.Trace {
+				fmt.Fprintf(w, "  %4d  %s\n", j+1, line)
+			}
+		}
+		fmt.Fprintf(w, "  reproduce: %s\n", r.Reproduce)
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,165 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kvcheck/kvcheck/model"
+)
+
+// scenarioPins pins the exhaustive result of every built-in scenario and
+// fix set: distinct states, transitions, completeness and the shortest
+// counterexample. A silent change of the model shows here first; update a
+// pin only for a change you meant and can explain.
+var scenarioPins = []struct {
+	scenario    string
+	fixes       []Fix
+	states      int
+	transitions int
+	complete    bool
+	steps       int
+	message     string
+}{
+	{"draft-admission", nil, 97, 103, false, 17, "rank 0 draft pool request 3: _prepare_draft_resources raised RuntimeError: Draft KV cache context resize failed for request 3: could not resize to 12 tokens"},
+	{"draft-admission", []Fix{FixJointAdmission}, 671, 872, true, 0, ""},
+	{"draft-admission", []Fix{FixDeferDraftMirror}, 695, 896, true, 0, ""},
+	{"draft-admission", []Fix{FixMirrorReuse}, 693, 908, true, 0, ""},
+	{"draft-admission-resume", nil, 97, 103, false, 17, "rank 0 draft pool request 3: _prepare_draft_resources raised RuntimeError: Failed to resume draft KV cache for request 3"},
+	{"draft-admission-resume", []Fix{FixJointAdmission}, 671, 872, true, 0, ""},
+	{"draft-admission-resume", []Fix{FixDeferDraftMirror}, 695, 896, true, 0, ""},
+	{"draft-admission-resume", []Fix{FixMirrorReuse}, 693, 908, true, 0, ""},
+	{"draft-view-lag", nil, 131, 139, false, 18, "rank 0 draft pool request 2: update_resources raised ValueError: History length cannot exceed capacity"},
+	{"draft-view-lag", []Fix{FixDeferDraftMirror}, 683, 884, true, 0, ""},
+	{"draft-view-lag", []Fix{FixJointAdmission}, 131, 139, false, 18, "rank 0 draft pool request 2: update_resources raised ValueError: History length cannot exceed capacity"},
+}
+
+func fixSet(fixes []Fix) Fixes {
+	var s Fixes
+	for _, f := range fixes {
+		s = s.With(f)
+	}
+	return s
+}
+
+func TestScenarioPins(t *testing.T) {
+	for _, pin := range scenarioPins {
+		fixes := fixSet(pin.fixes)
+		t.Run(pin.scenario+"/"+strings.Join(fixes.Names(), "+"), func(t *testing.T) {
+			sc, err := LookupScenario(pin.scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp, err := sc.Spec(fixes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1})
+			if res.States != pin.states || res.Transitions != pin.transitions || res.Complete != pin.complete {
+				t.Errorf("states %d transitions %d complete %v; pinned %d %d %v",
+					res.States, res.Transitions, res.Complete, pin.states, pin.transitions, pin.complete)
+			}
+			if pin.message == "" {
+				if len(res.Violations) > 0 {
+					t.Fatalf("unexpected violation %s: %s", res.Violations[0].Invariant, res.Violations[0].Message)
+				}
+				for _, g := range res.Goals {
+					if !g.Reached {
+						t.Errorf("goal %s not reached", g.Name)
+					}
+				}
+				return
+			}
+			if len(res.Violations) == 0 {
+				t.Fatalf("no violation; want %q", pin.message)
+			}
+			v := res.Violations[0]
+			if v.Invariant != InvNoCrash || v.Message != pin.message || len(v.Trace) != pin.steps {
+				t.Fatalf("violation %s %q in %d steps; want %s %q in %d", v.Invariant, v.Message, len(v.Trace), InvNoCrash, pin.message, pin.steps)
+			}
+			states, err := model.Replay[State, Action](sp, v.Trace)
+			if err != nil {
+				t.Fatalf("the counterexample does not replay: %v", err)
+			}
+			if last := states[len(states)-1]; !last.Crash.Happened || last.Crash.Describe() != pin.message {
+				t.Fatalf("replayed crash %q, want %q", last.Crash.Describe(), pin.message)
+			}
+		})
+	}
+}
+
+// TestEveryScenarioHasItsFixes: `kvcheck check` runs every scenario with
+// fixes, and each fix set names fixes that exist.
+func TestEveryScenarioHasItsFixes(t *testing.T) {
+	for _, sc := range Scenarios() {
+		if len(sc.FixSets) == 0 {
+			t.Errorf("scenario %s has no fix set", sc.Name)
+		}
+		if err := sc.Config.Validate(); err != nil {
+			t.Errorf("scenario %s: %v", sc.Name, err)
+		}
+	}
+	if _, err := LookupScenario("no-such"); err == nil || !strings.Contains(err.Error(), "draft-admission") {
+		t.Fatalf("unknown scenario error %v does not list the valid names", err)
+	}
+}
+
+// TestActionLinesRoundTrip: every action enabled anywhere in a scenario's
+// reachable space prints as a line that parses back to the same action, so
+// transcripts stay valid inputs.
+func TestActionLinesRoundTrip(t *testing.T) {
+	sc, _ := LookupScenario("draft-admission")
+	sp, _ := sc.Spec(fixSet([]Fix{FixJointAdmission}))
+	seen := map[string]bool{}
+	var frontier = []State{sp.Initial()}
+	visited := map[uint64]bool{}
+	for len(frontier) > 0 {
+		s := frontier[0]
+		frontier = frontier[1:]
+		if visited[sp.Fingerprint(&s)] {
+			continue
+		}
+		visited[sp.Fingerprint(&s)] = true
+		for _, a := range sp.Actions(&s, nil) {
+			line := a.String()
+			back, err := sp.ParseAction(line)
+			if err != nil {
+				t.Fatalf("%q does not parse: %v", line, err)
+			}
+			if back != a {
+				t.Fatalf("%q parsed to %+v, want %+v", line, back, a)
+			}
+			seen[strings.Fields(line)[0]] = true
+			frontier = append(frontier, sp.Next(&s, a))
+		}
+	}
+	for _, kind := range []string{"arrive", "schedule", "prepare-resources", "forward", "update"} {
+		if !seen[kind] {
+			t.Errorf("no %s action was enabled anywhere", kind)
+		}
+	}
+}
+
+// TestParseActionErrors: malformed lines get errors that say what was
+// expected.
+func TestParseActionErrors(t *testing.T) {
+	sp, _ := draftAdmission.Spec(0)
+	for line, want := range map[string]string{
+		"":                          "empty action line",
+		"launch rank=0":             "unknown action \"launch\"",
+		"schedule":                  "missing rank=N",
+		"schedule rank=x":           "expected an integer",
+		"schedule rank=1":           "the scenario has 1 rank(s)",
+		"arrive req=9":              "expected an integer 1..8",
+		"arrive req=4":              "the scenario has 3 request(s)",
+		"forward rank=0 accept=1":   "expected id:accepted pairs",
+		"forward rank=0 accept=1:9": "expected an integer 0..3",
+		"update rank=0 rank=0":      "given twice",
+		"update rank=0 bogus=1":     "unexpected argument \"bogus\"",
+		"update rank":               "not key=value",
+	} {
+		_, err := sp.ParseAction(line)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseAction(%q) = %v; want an error containing %q", line, err, want)
+		}
+	}
+}
