@@ -1,0 +1,88 @@
+package model
+
+import (
+	"slices"
+	"time"
+)
+
+// Options bounds and shapes a Check run.
+type Options struct {
+	// MaxDepth bounds the search depth: states at this depth are stored and
+	// checked but not expanded. 0 means unbounded.
+	MaxDepth int
+	// MaxStates bounds the number of distinct states stored: the search
+	// stops when it discovers a new state while this many are stored.
+	// 0 means unbounded.
+	MaxStates int
+	// Workers is the number of goroutines that expand states; <= 1 expands
+	// sequentially. The Result does not depend on it (except Elapsed).
+	Workers int
+	// KeepGoing collects one shortest violation per (invariant, Failure.Group)
+	// instead of stopping at the first violation.
+	KeepGoing bool
+}
+
+// DeadlockInvariant is the Violation.Invariant of a reachable state that has
+// no enabled action and is not terminal.
+const DeadlockInvariant = "deadlock"
+
+// Violation is a reachable state that breaks an invariant (or deadlocks),
+// with a shortest action sequence that reaches it.
+type Violation[A any] struct {
+	Invariant string // invariant name, or DeadlockInvariant
+	Message   string
+	Group     string
+	Trace     []A // shortest action sequence from Initial to the violating state
+	Depth     int // len(Trace)
+}
+
+// GoalResult says whether the search reached a state satisfying a goal.
+type GoalResult struct {
+	Name    string
+	Doc     string
+	Reached bool
+}
+
+// Result summarises a Check run.
+type Result[A any] struct {
+	States      int // distinct states stored
+	Transitions int // transitions explored, including ones to known states
+	Depth       int // deepest BFS level reached
+	// Complete is true when the reachable state space was exhausted: no
+	// bound cut the search and it did not stop early at a violation.
+	Complete bool
+	// Violations holds the violations found, shortest first. Without
+	// KeepGoing it has at most one; with KeepGoing one per (invariant,
+	// group), ordered by depth, then discovery order.
+	Violations []Violation[A]
+	Goals      []GoalResult // in spec order
+	Elapsed    time.Duration
+}
+
+// Check explores the states of spec reachable from Initial breadth-first,
+// checks every invariant in every newly discovered state and evaluates the
+// goals on it. A state that violates an invariant is recorded and not
+// expanded. A state with no enabled action that the spec does not declare
+// terminal (see Terminator) is a DeadlockInvariant violation. Because the
+// search is breadth-first, the trace of each violation is a shortest one.
+// The result is deterministic for a given spec and bounds, whatever
+// opts.Workers is.
+func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
+	start := time.Now()
+	s := newSearch(spec, opts)
+	s.run()
+	res := Result[A]{
+		States:      s.visited.n,
+		Transitions: s.transitions,
+		Depth:       int(s.depth),
+		Complete:    !s.cut && !s.stopped,
+		Violations:  s.violations,
+		Goals:       make([]GoalResult, len(s.goals)),
+	}
+	slices.SortStableFunc(res.Violations, func(a, b Violation[A]) int { return a.Depth - b.Depth })
+	for i, g := range s.goals {
+		res.Goals[i] = GoalResult{Name: g.Name, Doc: g.Doc, Reached: s.reached[i]}
+	}
+	res.Elapsed = time.Since(start)
+	return res
+}
