@@ -20,6 +20,22 @@ type Options struct {
 	// KeepGoing collects one shortest violation per (invariant, Failure.Group)
 	// instead of stopping at the first violation.
 	KeepGoing bool
+	// Liveness adds livelock detection. When the search is complete (see
+	// Result.Complete), Check finds the reachable states from which no good
+	// end state is reachable, and if there are any it reports one
+	// LivelockInvariant violation, at a shallowest such state. A good end
+	// state has no enabled action, is terminal (see Terminator) and violates
+	// no invariant. States that violate an invariant or deadlock (reported
+	// only with KeepGoing, as the search is incomplete otherwise) have no
+	// successors and are not good, so they and the states that can only
+	// lead to them count too. Without a Terminator there is no good end
+	// state, so every state counts and the initial state is reported.
+	//
+	// The search then also numbers its states (4 bytes per slot of the
+	// visited table, 8 to 16 per state) and records its transitions
+	// (4 bytes each, self-loops left out); the analysis adds 4 bytes per
+	// transition and 4 per state.
+	Liveness bool
 }
 
 // DeadlockInvariant is the Violation.Invariant of a reachable state that has
@@ -56,7 +72,11 @@ type Result[A any] struct {
 	// group), ordered by depth, then discovery order.
 	Violations []Violation[A]
 	Goals      []GoalResult // in spec order
-	Elapsed    time.Duration
+	// LivenessChecked is true when Options.Liveness was set and the
+	// liveness analysis ran: the search was complete and there were fewer
+	// than 2³²-1 states and transitions.
+	LivenessChecked bool
+	Elapsed         time.Duration
 }
 
 // Check explores the states of spec reachable from Initial breadth-first,
@@ -65,8 +85,9 @@ type Result[A any] struct {
 // expanded. A state with no enabled action that the spec does not declare
 // terminal (see Terminator) is a DeadlockInvariant violation. Because the
 // search is breadth-first, the trace of each violation is a shortest one.
-// The result is deterministic for a given spec and bounds, whatever
-// opts.Workers is.
+// With opts.Liveness, a complete search is followed by livelock detection
+// (see Options.Liveness). The result is deterministic for a given spec and
+// bounds, whatever opts.Workers is.
 func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 	start := time.Now()
 	s := newSearch(spec, opts)
@@ -79,6 +100,13 @@ func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 		Violations:  s.violations,
 		Goals:       make([]GoalResult, len(s.goals)),
 	}
+	if s.checkLiveness() {
+		res.LivenessChecked = true
+		if v, ok := s.livelock(); ok {
+			res.Violations = append(res.Violations, v)
+		}
+	}
+	s.live = nil
 	slices.SortStableFunc(res.Violations, func(a, b Violation[A]) int { return a.Depth - b.Depth })
 	for i, g := range s.goals {
 		res.Goals[i] = GoalResult{Name: g.Name, Doc: g.Doc, Reached: s.reached[i]}

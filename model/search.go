@@ -32,6 +32,8 @@ type search[S, A any] struct {
 	stopped     bool  // stopped at a violation (no KeepGoing)
 	violations  []Violation[A]
 	reported    map[violationKey]bool
+
+	live *liveness // the transition graph, when opts.Liveness is set
 }
 
 // statesPerWorker is how many frontier states each worker expands per round.
@@ -47,9 +49,12 @@ type visit[A any] struct {
 	action A // the action that leads from parent to this state
 }
 
-// queued is a frontier entry: a state to expand and its fingerprint.
+// queued is a frontier entry: a state to expand, its index (discovery
+// order, maintained only with Options.Liveness) and its fingerprint. idx
+// sits before fp so that it usually fills padding after state.
 type queued[S any] struct {
 	state S
+	idx   uint32
 	fp    uint64
 }
 
@@ -59,6 +64,7 @@ type expansion struct {
 	deadlock bool  // no enabled action and not terminal
 	cut      bool  // at MaxDepth with enabled actions: not expanded
 	end      int32 // the state's candidates end here in worker.candidates
+	succEnd  int32 // with Liveness: the state's successors end here in worker.succ
 }
 
 // candidate is a successor that was not stored when its round began.
@@ -77,7 +83,11 @@ type worker[S, A any] struct {
 	candidates []candidate[S, A]
 	successors []queued[S] // of the state being expanded
 	stored     []bool      // stored[i]: successors[i] was stored before the round
-	_          [64]byte    // keeps workers' slice headers off each other's cache lines
+	// succ holds, with Liveness, the index of each successor of each
+	// expanded state in action order, or pending for a candidate, whose
+	// index merge assigns.
+	succ []uint32
+	_    [64]byte // keeps workers' slice headers off each other's cache lines
 }
 
 // violationKey identifies the failure mechanisms that KeepGoing reports once.
@@ -99,7 +109,7 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 		opts:       opts,
 		invariants: spec.Invariants(),
 		goals:      spec.Goals(),
-		visited:    newVisitedTable[A](hint),
+		visited:    newVisitedTable[A](hint, opts.Liveness),
 		workers:    make([]*worker[S, A], max(1, opts.Workers)),
 		reported:   make(map[violationKey]bool),
 	}
@@ -109,6 +119,9 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 	s.terminator, _ = spec.(Terminator[S])
 	s.reached = make([]bool, len(s.goals))
 	s.unreached = len(s.goals)
+	if opts.Liveness {
+		s.live = new(liveness)
+	}
 	return s
 }
 
@@ -122,7 +135,7 @@ func (s *search[S, A]) run() {
 		s.record(failures, fp)
 		return
 	}
-	s.frontier = append(s.frontier, queued[S]{init, fp})
+	s.frontier = append(s.frontier, queued[S]{state: init, fp: fp})
 	for depth := int32(0); len(s.frontier) > 0; depth++ {
 		if s.level(depth) {
 			return
@@ -184,6 +197,7 @@ func (s *search[S, A]) expandRound(round []queued[S], atBound bool) (chunk int) 
 func (s *search[S, A]) expand(w *worker[S, A], chunk []queued[S], atBound bool) {
 	w.expansions = w.expansions[:0]
 	w.candidates = w.candidates[:0]
+	w.succ = w.succ[:0]
 	for i := range chunk {
 		st := &chunk[i].state
 		w.actions = s.spec.Actions(st, w.actions[:0])
@@ -197,6 +211,7 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queued[S], atBound bool) 
 			s.addCandidates(w, st)
 		}
 		e.end = int32(len(w.candidates))
+		e.succEnd = int32(len(w.succ))
 		w.expansions = append(w.expansions, e)
 	}
 }
@@ -213,8 +228,19 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S) {
 		next.fp = s.spec.Fingerprint(&next.state)
 	}
 	w.stored = w.stored[:0]
-	for i := range w.successors {
-		w.stored = append(w.stored, s.visited.contains(w.successors[i].fp))
+	if s.live != nil {
+		for i := range w.successors {
+			idx, ok := s.visited.find(w.successors[i].fp)
+			if !ok {
+				idx = pending
+			}
+			w.stored = append(w.stored, ok)
+			w.succ = append(w.succ, idx)
+		}
+	} else {
+		for i := range w.successors {
+			w.stored = append(w.stored, s.visited.contains(w.successors[i].fp))
+		}
 	}
 	for k := range w.successors {
 		if w.stored[k] {
@@ -235,10 +261,12 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S) {
 // queues the non-violating ones for the next level. It returns the index in
 // chunk of the state being processed when the search had to stop, or -1.
 func (s *search[S, A]) merge(chunk []queued[S], w *worker[S, A], depth int32) int {
-	first := int32(0)
+	first, firstSucc := int32(0), int32(0)
 	for i, e := range w.expansions {
 		candidates := w.candidates[first:e.end]
 		first = e.end
+		succ := w.succ[firstSucc:e.succEnd] // empty without Liveness
+		firstSucc = e.succEnd
 		parent := chunk[i].fp
 		if e.deadlock {
 			if s.record(deadlockFailure, parent) {
@@ -258,7 +286,14 @@ func (s *search[S, A]) merge(chunk []queued[S], w *worker[S, A], depth int32) in
 				return i
 			}
 			if !s.visited.insert(c.fp, visit[A]{parent: parent, depth: depth + 1, action: c.action}) {
+				if s.live != nil { // stored by an earlier state or action of this round
+					succ[c.index], _ = s.visited.find(c.fp)
+				}
 				continue
+			}
+			idx := uint32(s.visited.n - 1)
+			if s.live != nil {
+				succ[c.index] = idx
 			}
 			s.depth = depth + 1
 			if s.unreached > 0 {
@@ -274,9 +309,13 @@ func (s *search[S, A]) merge(chunk []queued[S], w *worker[S, A], depth int32) in
 			if len(s.next) == cap(s.next) {
 				s.next = slices.Grow(s.next, len(s.next)) // double, not append's 1.25x
 			}
-			s.next = append(s.next, queued[S]{c.state, c.fp})
+			s.next = append(s.next, queued[S]{state: c.state, idx: idx, fp: c.fp})
 		}
 		s.transitions += int(e.enabled)
+		if s.live != nil {
+			// A state with no enabled action gets here only if it is terminal.
+			s.live.add(chunk[i].idx, succ, e.enabled == 0)
+		}
 	}
 	return -1
 }

@@ -21,6 +21,20 @@ const (
 	ActForward
 	// ActUpdate: context update, responses, update_resources on a rank.
 	ActUpdate
+	// ActFetch: the attention-DP allgather of active-request counts at the
+	// start of an iteration (collective).
+	ActFetch
+	// ActCanQueue: PyExecutor._can_queue (collective with attention DP).
+	ActCanQueue
+	// ActUpdateResources: the overlap loop's processing of the previous
+	// batch (or its deferral) at the end of an iteration.
+	ActUpdateResources
+	// ActReceiveKV: a disaggregated-generation request's KV transfer
+	// completes (environment).
+	ActReceiveKV
+	// ActHandle: the pipeline loop's _handle_executed_batch calls at the end
+	// of a stage's iteration; rank 0 chooses how many.
+	ActHandle
 	numActionKinds
 )
 
@@ -30,7 +44,21 @@ var actionNames = [numActionKinds]string{
 	ActPrepareResources: "prepare-resources",
 	ActForward:          "forward",
 	ActUpdate:           "update",
+	ActFetch:            "fetch",
+	ActCanQueue:         "can-queue",
+	ActUpdateResources:  "update-resources",
+	ActReceiveKV:        "kv-received",
+	ActHandle:           "handle",
 }
+
+// Fate of the previous batch in an update-resources action.
+const (
+	fateNone uint8 = iota
+	fateProcessed
+	fateDeferred
+)
+
+var fateNames = [...]string{fateNone: "none", fateProcessed: "previous", fateDeferred: "deferred"}
 
 func (k ActionKind) String() string {
 	if k == 0 || k >= numActionKinds {
@@ -54,6 +82,13 @@ type Action struct {
 	// Requests has bit id set for each generation request the forward
 	// carries choices for, so the line lists exactly them.
 	Requests uint16
+	// Collective marks an action every rank takes together (fetch, and
+	// can-queue under attention DP); it prints with no rank.
+	Collective bool
+	// Fate is what update-resources does with the previous batch.
+	Fate uint8
+	// Count is how many executed batches a pipeline stage handles.
+	Count uint8
 }
 
 // String renders the action as a transcript line, e.g.
@@ -64,8 +99,16 @@ func (a Action) String() string {
 	switch a.Kind {
 	case ActArrive:
 		fmt.Fprintf(&b, " req=%d", a.ID)
-	case ActSchedule, ActPrepareResources, ActUpdate:
-		fmt.Fprintf(&b, " rank=%d", a.Rank)
+	case ActSchedule, ActPrepareResources, ActUpdate, ActFetch, ActCanQueue:
+		if !a.Collective {
+			fmt.Fprintf(&b, " rank=%d", a.Rank)
+		}
+	case ActUpdateResources:
+		fmt.Fprintf(&b, " rank=%d batch=%s", a.Rank, fateNames[a.Fate])
+	case ActReceiveKV:
+		fmt.Fprintf(&b, " rank=%d req=%d", a.Rank, a.ID)
+	case ActHandle:
+		fmt.Fprintf(&b, " rank=%d count=%d", a.Rank, a.Count)
 	case ActForward:
 		fmt.Fprintf(&b, " rank=%d", a.Rank)
 		if a.Requests != 0 {
@@ -106,7 +149,11 @@ func ParseAction(line string) (Action, error) {
 		}
 	}
 	if a.Kind == 0 {
-		return Action{}, fmt.Errorf("unknown action %q; expected one of: arrive, schedule, prepare-resources, forward, update", fields[0])
+		names := make([]string, 0, numActionKinds)
+		for k := ActArrive; k < numActionKinds; k++ {
+			names = append(names, k.String())
+		}
+		return Action{}, fmt.Errorf("unknown action %q; expected one of: %s", fields[0], strings.Join(names, ", "))
 	}
 	seen := map[string]bool{}
 	for _, f := range fields[1:] {
@@ -120,8 +167,17 @@ func ParseAction(line string) (Action, error) {
 		seen[key] = true
 		var err error
 		switch {
-		case key == "req" && a.Kind == ActArrive:
+		case key == "req" && (a.Kind == ActArrive || a.Kind == ActReceiveKV):
 			a.ID, err = parseSmall(value, 1, MaxRequests)
+		case key == "batch" && a.Kind == ActUpdateResources:
+			err = fmt.Errorf("expected previous, deferred or none")
+			for f, name := range fateNames {
+				if value == name {
+					a.Fate, err = uint8(f), nil
+				}
+			}
+		case key == "count" && a.Kind == ActHandle:
+			a.Count, err = parseSmall(value, 0, MaxRanks)
 		case key == "rank" && a.Kind != ActArrive:
 			a.Rank, err = parseSmall(value, 0, MaxRanks-1)
 		case key == "accept" && a.Kind == ActForward:
@@ -141,10 +197,20 @@ func ParseAction(line string) (Action, error) {
 			return Action{}, fmt.Errorf("%s: %s=%s: %v", a.Kind, key, value, err)
 		}
 	}
-	if a.Kind == ActArrive && !seen["req"] {
-		return Action{}, fmt.Errorf("arrive: missing req=N")
+	if (a.Kind == ActArrive || a.Kind == ActReceiveKV) && !seen["req"] {
+		return Action{}, fmt.Errorf("%s: missing req=N", a.Kind)
 	}
-	if a.Kind != ActArrive && !seen["rank"] {
+	if a.Kind == ActUpdateResources && !seen["batch"] {
+		return Action{}, fmt.Errorf("update-resources: missing batch=previous|deferred|none")
+	}
+	if a.Kind == ActHandle && !seen["count"] {
+		return Action{}, fmt.Errorf("handle: missing count=N")
+	}
+	switch {
+	case a.Kind == ActArrive:
+	case a.Kind == ActFetch || a.Kind == ActCanQueue:
+		a.Collective = !seen["rank"]
+	case !seen["rank"]:
 		return Action{}, fmt.Errorf("%s: missing rank=N", a.Kind)
 	}
 	return a, nil

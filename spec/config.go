@@ -118,8 +118,33 @@ type RequestTemplate struct {
 	Family uint8
 	// SharedPrefix is the number of leading prompt tokens the family shares.
 	SharedPrefix uint8
-	// Rank is the attention-DP rank the request is routed to (0 without ADP).
+	// Rank is the attention-DP rank the request is routed to (0 without ADP;
+	// under pipeline parallelism a request lives on every stage).
 	Rank uint8
+	// ReceivingKV marks a disaggregated-generation request: it arrives in
+	// DISAGG_GENERATION_INIT, the scheduler allocates its prompt
+	// (prepare_disagg_gen_init), and it then receives KV
+	// (DISAGG_GENERATION_TRANS_IN_PROGRESS), active but not schedulable,
+	// until the environment completes the transfer (kv-received).
+	ReceivingKV bool
+}
+
+// LoopKind is the PyExecutor loop a configuration runs.
+type LoopKind uint8
+
+const (
+	// NonOverlapLoop is PyExecutor._executor_loop.
+	NonOverlapLoop LoopKind = iota
+	// OverlapLoop is PyExecutor._executor_loop_overlap: a batch's sampling
+	// results and update_resources are processed in the next iteration.
+	OverlapLoop
+	// PipelineLoop is PyExecutor._executor_loop_pp: ranks are pipeline
+	// stages, rank 0 schedules micro-batches and the others follow.
+	PipelineLoop
+)
+
+func (k LoopKind) String() string {
+	return [...]string{"non-overlap", "overlap", "pipeline"}[k]
 }
 
 // Config is one engine configuration: the KV cache managers, the scheduler
@@ -169,8 +194,29 @@ type Config struct {
 	// EarlyFinish lets the environment end a generating request early (EOS)
 	// at any forward, not only at MaxNewTokens.
 	EarlyFinish bool
-	// Ranks is the number of ranks (1 for issue-2 scenarios).
+	// Ranks is the number of ranks: attention-DP ranks, pipeline stages, or
+	// independent ranks.
 	Ranks uint8
+	// Loop is the executor loop every rank runs.
+	Loop LoopKind
+	// AttentionDP is enable_attention_dp: ranks pad empty batches with
+	// dummies and vote with _can_queue's allgather.
+	AttentionDP bool
+	// MaxNumActiveRequests is max_num_active_requests, the cap at which
+	// _pad_empty_attention_dp_batch refuses to pad (0 = no cap).
+	MaxNumActiveRequests uint8
+	// KVTransceiver says a kv_cache_transceiver exists (disaggregated
+	// serving); with AdpDummyFixes it registers pre-schedule dummies for
+	// rollback (_pending_adp_dummy_request).
+	KVTransceiver bool
+	// AdpDummyFixes is _enable_adp_dummy_fixes.
+	AdpDummyFixes bool
+	// PadDraftAfterAllocation models MTP padding py_draft_tokens to the
+	// runtime draft length after try_allocate_generation (TensorRT-LLM
+	// PR #19120, root cause 1): a request's first generation step is
+	// allocated with no draft tokens and padded to max_draft_len before the
+	// forward. Off, the placeholder drafts exist at allocation.
+	PadDraftAfterAllocation bool
 	// Requests are the requests that arrive, in arrival order.
 	Requests []RequestTemplate
 }
@@ -224,6 +270,15 @@ func (c *Config) Validate() error {
 		if int(r.Rank) >= int(c.Ranks) {
 			bad("request %d: routed to rank %d of %d", id, r.Rank, c.Ranks)
 		}
+		if c.Loop == PipelineLoop && r.Rank != 0 {
+			bad("request %d: under pipeline parallelism requests enter at rank 0", id)
+		}
+	}
+	if c.Loop == PipelineLoop && c.AttentionDP {
+		bad("attention DP inside pipeline stages is not modeled")
+	}
+	if c.AttentionDP && c.Loop == NonOverlapLoop && c.Ranks > 1 {
+		bad("attention DP is modeled with the overlap loop")
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("invalid configuration: %s", strings.Join(problems, "; "))
@@ -236,6 +291,19 @@ func (c *Config) Validate() error {
 func (c *Config) blocksFor(tokens uint8) uint8 {
 	tpb := int(c.TokensPerBlock)
 	return uint8((int(tokens) + tpb - 1) / tpb)
+}
+
+// hasPool reports whether rank r has pool p: under pipeline parallelism
+// the draft (MTP) layers and their pool live on the last stage only
+// (get_pp_layers appends the spec layers there).
+func (c *Config) hasPool(r uint8, p PoolKind) bool {
+	if p == Target {
+		return true
+	}
+	if c.DraftPool == NoDraftPool {
+		return false
+	}
+	return c.Loop != PipelineLoop || r == c.Ranks-1
 }
 
 // poolBlocks is the GPU page count of pool p.

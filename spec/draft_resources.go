@@ -18,9 +18,10 @@ package spec
 //
 // With FixDeferDraftMirror (PR #19231) every refusal defers the request: its
 // target allocation is reverted and it leaves the batch; the mirror's
-// context capacity is sized from the target cursor.
+// context capacity is sized from the target cursor. With FixRecordDraftLens
+// (PR #19120) the generation growth is recorded in _allocated_draft_lens.
 func (v rankView) prepareDraftResources(fixes Fixes) {
-	if v.cfg.DraftPool == NoDraftPool {
+	if !v.cfg.hasPool(v.r, Draft) {
 		return
 	}
 	deferring := fixes.Has(FixDeferDraftMirror)
@@ -83,7 +84,8 @@ func (v rankView) prepareDraftResources(fixes Fixes) {
 		if c.AllocatedDraft != 0 {
 			continue
 		}
-		capacity := int(c.Capacity) + 1 + int(v.generationDraftSlots(Draft, id))
+		slots := v.generationDraftSlots(Draft, id)
+		capacity := int(c.Capacity) + 1 + int(slots)
 		ok, raise := v.resizeCache(Draft, id, capacity, keep)
 		if raise != ErrNone {
 			v.s.crash(v.r, Draft, id, FnPrepareDraftResources, raise, 0)
@@ -95,6 +97,9 @@ func (v rankView) prepareDraftResources(fixes Fixes) {
 				continue
 			}
 			return
+		}
+		if fixes.Has(FixRecordDraftLens) {
+			c.AllocatedDraft = slots + 1
 		}
 	}
 }

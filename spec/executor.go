@@ -1,39 +1,58 @@
 package spec
 
 // This file models PyExecutor._executor_loop (py_executor.py at 0004396 /
-// 2829508, reference §4.2), the non-overlap loop of one rank, as one action
+// 2829508, reference §4.2), the non-overlap loop of a rank, as one action
 // per phase: schedule, prepare-resources, forward, update. Environment
 // choices (arrival, accepted draft tokens, early finish) are actions or
-// action arguments, never hidden randomness.
+// action arguments, never hidden randomness. overlap.go and pipeline.go
+// model the other loops with the same building blocks.
 
 // arrive is the request fetch at the start of _prepare_and_schedule_batch:
-// the next request template joins active_requests on its rank as a new
-// incarnation in CONTEXT_INIT.
+// the next request template joins active_requests on its rank (on every
+// stage under pipeline parallelism) as a new incarnation, in CONTEXT_INIT,
+// or in DISAGG_GENERATION_INIT for a disaggregated-generation request.
 func (sp *Spec) arrive(s *State) {
 	id := s.Arrived + 1
 	t := sp.Config.template(id)
 	s.Arrived++
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
-		if r != t.Rank {
+		if r != t.Rank && sp.Config.Loop != PipelineLoop {
 			continue
 		}
-		req := &s.Ranks[r].Requests[id]
-		*req = Request{State: ContextInit, Incarnation: req.Incarnation + 1, Prompt: t.PromptLen}
+		sp.activate(&s.Ranks[r], id)
+	}
+}
+
+// activate makes request id a new incarnation in active_requests of rank.
+func (sp *Spec) activate(rank *Rank, id uint8) {
+	t := sp.Config.template(id)
+	req := &rank.Requests[id]
+	state := ContextInit
+	if t.ReceivingKV {
+		state = DisaggGenerationInit
+	}
+	*req = Request{State: state, Incarnation: req.Incarnation + 1, Prompt: t.PromptLen}
+}
+
+// receiveKV is the disaggregated KV transfer completing for request id: the
+// request leaves DISAGG_GENERATION_TRANS_IN_PROGRESS with the context
+// server's first token and draft tokens, ready to generate.
+func (sp *Spec) receiveKV(s *State, a *Action) {
+	r := &s.Ranks[a.Rank].Requests[a.ID]
+	r.State = GenerationInProgress
+	r.NumTokens = r.Prompt + 1
+	r.DraftLen = sp.Config.MaxDraftLen
+	if int(r.NumTokens) >= int(r.Prompt)+int(sp.Config.template(a.ID).MaxNewTokens) {
+		r.State = GenerationComplete
 	}
 }
 
 // schedule is PyExecutor._prepare_and_schedule_batch then _can_queue: set
-// placeholder draft tokens ([0] * max_total_draft_tokens for generation
-// requests with none, one-model MTP), run the V2 scheduler (which allocates
-// pages), and queue the batch only when it is not empty.
+// placeholder draft tokens, run the V2 scheduler (which allocates pages),
+// and queue the batch only when it is not empty.
 func (sp *Spec) schedule(s *State, r uint8) {
-	v := s.view(&sp.Config, r)
-	for id := range v.rank.Requests {
-		req := &v.rank.Requests[id]
-		if req.State == GenerationInProgress && req.DraftLen == 0 {
-			req.DraftLen = sp.Config.MaxDraftLen
-		}
-	}
+	v := sp.view(s, r)
+	v.setPlaceholderDrafts()
 	v.scheduleRequest(sp.Fixes)
 	if s.Crash.Happened {
 		return
@@ -45,83 +64,65 @@ func (sp *Spec) schedule(s *State, r uint8) {
 	v.rank.Phase = PhaseScheduled
 }
 
-// prepareResources is ResourceManager.prepare_resources in registration
-// order: the draft manager's _prepare_draft_resources (which may raise)
-// before the target's no-op (the scheduler already allocated the target).
+// prepareResources is _handle_dynamic_draft_len then
+// ResourceManager.prepare_resources in registration order: the draft
+// manager's _prepare_draft_resources (which may raise) before the target's
+// no-op (the scheduler already allocated the target).
 func (sp *Spec) prepareResources(s *State, r uint8) {
-	v := s.view(&sp.Config, r)
+	v := sp.view(s, r)
+	v.padDynamicDraftLen(&v.rank.Batch)
 	v.prepareDraftResources(sp.Fixes)
 	v.rank.Phase = PhasePrepared
 }
 
-// forward is the model forward plus sampling and _update_request_states:
-// context cursors advance by the chunk (both views,
-// moveToNextContextChunk); a finished prompt samples its first token and
-// gets [1] * draft_len placeholder drafts; a generation request gains
-// 1 + accepted tokens (py_num_accepted_draft_tokens chosen by the
-// environment) and completes at max_tokens or, if chosen, at EOS
-// (handle_stop_criteria).
+// forward is the model forward plus sampling: _update_request_states then
+// _update_requests with the environment's accepted draft tokens and early
+// finishes.
 func (sp *Spec) forward(s *State, a *Action) {
-	v := s.view(&sp.Config, a.Rank)
+	v := sp.view(s, a.Rank)
 	b := &v.rank.Batch
-	for i := 0; i < int(b.Count); i++ {
-		e := b.Entries[i]
-		req := v.request(e.ID)
-		t := sp.Config.template(e.ID)
-		limit := int(t.PromptLen) + int(t.MaxNewTokens)
-		switch e.Kind {
-		case ContextChunk:
-			req.Position += e.Chunk
-			req.DraftPosition += e.Chunk
-			if req.Position >= req.Prompt {
-				req.State = GenerationInProgress
-				req.NumTokens = req.Prompt + 1
-				req.DraftLen = sp.Config.MaxDraftLen
-				req.Accepted = 0
-				if int(req.NumTokens) >= limit {
-					req.State = GenerationComplete
-				}
-			}
-		case GenerationStep:
-			accepted := a.Accepted[e.ID]
-			req.NumTokens = uint8(min(int(req.NumTokens)+1+int(accepted), limit))
-			req.Accepted = accepted
-			req.DraftLen = sp.Config.MaxDraftLen
-			if int(req.NumTokens) >= limit || a.EOS&(1<<e.ID) != 0 {
-				req.State = GenerationComplete
-			}
-		}
-	}
+	v.recordSample(b, a)
+	v.updateRequestStates(b)
+	v.applySample(b)
 	v.rank.Phase = PhaseForwarded
 }
 
-// update is the tail of the iteration: _update_v2_context_resources (target;
-// draft only when paired), _handle_responses (terminate finished requests:
-// ResourceManager.free_resources) and ResourceManager.update_resources
-// (draft before target).
+// update is the tail of the iteration: _update_v2_context_resources,
+// _handle_responses (terminate finished requests) and
+// ResourceManager.update_resources (draft before target).
 func (sp *Spec) update(s *State, r uint8) {
-	v := s.view(&sp.Config, r)
-	v.updateContextResources(Target, sp.Fixes)
-	if sp.Config.DraftPool == PairedDraftPool || (sp.Config.DraftPool == UnpairedDraftPool && sp.Fixes.Has(FixMirrorReuse)) {
-		v.updateContextResources(Draft, sp.Fixes)
-	}
+	v := sp.view(s, r)
+	v.updateV2ContextResources(&v.rank.Batch, sp.Fixes)
 	if s.Crash.Happened {
 		return
 	}
-	for id := range v.rank.Requests {
-		req := &v.rank.Requests[id]
-		if req.State == GenerationComplete {
-			v.freeResources(uint8(id))
-			req.State = Finished
-		}
-	}
-	if sp.Config.DraftPool != NoDraftPool {
-		v.updateResources(Draft)
-	}
-	if s.Crash.Happened {
-		return
-	}
-	v.updateResources(Target)
+	v.handleResponses()
+	v.updateAllResources(&v.rank.Batch)
 	v.rank.Batch = Batch{}
 	v.rank.Phase = PhaseIdle
+}
+
+// updateV2ContextResources is PyExecutor._update_v2_context_resources:
+// update_context_resources on the target, and on the draft only when the
+// pool is paired (or publishes, with the mirror-reuse fix).
+func (v rankView) updateV2ContextResources(b *Batch, fixes Fixes) {
+	v.updateContextResources(Target, b, fixes)
+	if !v.cfg.hasPool(v.r, Draft) {
+		return
+	}
+	if v.cfg.DraftPool == PairedDraftPool || fixes.Has(FixMirrorReuse) {
+		v.updateContextResources(Draft, b, fixes)
+	}
+}
+
+// updateAllResources is ResourceManager.update_resources: every manager in
+// registration order, the draft before the target.
+func (v rankView) updateAllResources(b *Batch) {
+	if v.cfg.hasPool(v.r, Draft) {
+		v.updateResources(Draft, b)
+	}
+	if v.s.Crash.Happened {
+		return
+	}
+	v.updateResources(Target, b)
 }

@@ -27,19 +27,41 @@ const (
 	// reuses and publishes blocks like the primary pool instead of
 	// stop_committing.
 	FixMirrorReuse
+	// FixFreeUnpairedMirror is seed 003's fix: the attention-DP dummy
+	// rollback (_finalize_adp_dummy_allocation → _free_pad_dummy_kv) frees the
+	// dummy in whichever draft pool exists, paired or not.
+	FixFreeUnpairedMirror
+	// FixSkipDummyUpdate is the guard seed 003's validation runs carried
+	// (and reported never fired): update_resources skips dummy requests.
+	FixSkipDummyUpdate
+	// FixRecordDraftLens is half of TensorRT-LLM PR #19120:
+	// _prepare_draft_resources records _allocated_draft_lens for the width it
+	// grew an unpaired mirror by, so update_resources rewinds exactly that.
+	FixRecordDraftLens
+	// FixClampCapacity is the other half of PR #19120: update_resources
+	// clamps new_capacity to at least history_length before the resize.
+	FixClampCapacity
 	numFixes
 )
 
 var fixNames = [numFixes]string{
 	FixJointAdmission:   "joint-admission",
 	FixDeferDraftMirror: "defer-draft-mirror",
-	FixMirrorReuse:      "mirror-reuse",
+	FixMirrorReuse:        "mirror-reuse",
+	FixFreeUnpairedMirror: "free-unpaired-mirror",
+	FixSkipDummyUpdate:    "skip-dummy-update",
+	FixRecordDraftLens:    "record-draft-lens",
+	FixClampCapacity:      "clamp-capacity",
 }
 
 var fixDocs = [numFixes]string{
 	FixJointAdmission:   "PR #19006: admit a request only when both the target and the draft pool can hold it",
 	FixDeferDraftMirror: "PR #19231: a refused draft resize or resume defers the request instead of raising",
-	FixMirrorReuse:      "PR #19303 direction: the draft mirror reuses and publishes prefix blocks like the primary",
+	FixMirrorReuse:        "PR #19303 direction: the draft mirror reuses and publishes prefix blocks like the primary",
+	FixFreeUnpairedMirror: "seed 003: the ADP dummy rollback frees the dummy in whichever draft pool exists",
+	FixSkipDummyUpdate:    "seed 003's extra guard: update_resources skips dummy requests",
+	FixRecordDraftLens:    "PR #19120: _prepare_draft_resources records _allocated_draft_lens for an unpaired mirror",
+	FixClampCapacity:      "PR #19120: update_resources clamps new_capacity to at least history_length",
 }
 
 func (f Fix) String() string { return fixNames[f] }

@@ -97,6 +97,9 @@ func (sp *Spec) checkPoolConservation(s *State) *model.Failure {
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		v := s.view(&sp.Config, r)
 		for p := Target; p < numPools; p++ {
+			if !sp.Config.hasPool(r, p) {
+				continue
+			}
 			pool := v.pool(p)
 			total := int(pool.Free)
 			for f := range pool.Tree {
@@ -130,7 +133,7 @@ func (sp *Spec) checkPoolConservation(s *State) *model.Failure {
 func (sp *Spec) checkNoLeakedCache(s *State) *model.Failure {
 	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
 		req := v.request(id)
-		live := req.State == ContextInit || req.State == GenerationInProgress || req.State == GenerationComplete
+		live := req.State.isActive()
 		if live && req.Incarnation == c.Incarnation {
 			return nil
 		}

@@ -175,8 +175,8 @@ func TestUpdateResourcesRewind(t *testing.T) {
 	tc.AllocatedDraft = 2
 	dc := activeCache(t, v, Draft, 1, 14, 0)
 	v.rank.Batch = Batch{Count: 1, Entries: [MaxBatch]BatchEntry{{ID: 1, Kind: GenerationStep}}}
-	v.updateResources(Draft)
-	v.updateResources(Target)
+	v.updateResources(Draft, &v.rank.Batch)
+	v.updateResources(Target, &v.rank.Batch)
 	if s.Crash.Happened {
 		t.Fatalf("unexpected raise: %s", s.Crash.Describe())
 	}
@@ -188,7 +188,7 @@ func TestUpdateResourcesRewind(t *testing.T) {
 	}
 	r.Accepted = 0
 	r.NumTokens = 16
-	v.updateResources(Draft)
+	v.updateResources(Draft, &v.rank.Batch)
 	if want := "ValueError: History length cannot exceed capacity"; s.Crash.String() != want || s.Crash.Function != FnUpdateResources {
 		t.Fatalf("crash %q in %s, want %q in update_resources", s.Crash.String(), s.Crash.Function, want)
 	}

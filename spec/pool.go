@@ -3,14 +3,31 @@ package spec
 // rankView bundles what every operation on one rank needs: the
 // configuration, the state being changed and the rank index.
 type rankView struct {
-	cfg  *Config
-	s    *State
-	r    uint8
-	rank *Rank
+	cfg   *Config
+	fixes Fixes
+	s     *State
+	r     uint8
+	rank  *Rank
 }
 
+// view returns the rank view of rank r with no fix applied (tests and
+// invariants read through it).
 func (s *State) view(cfg *Config, r uint8) rankView {
 	return rankView{cfg: cfg, s: s, r: r, rank: &s.Ranks[r]}
+}
+
+// view returns the rank view of rank r of s under the spec's fixes.
+func (sp *Spec) view(s *State, r uint8) rankView {
+	return rankView{cfg: &sp.Config, fixes: sp.Fixes, s: s, r: r, rank: &s.Ranks[r]}
+}
+
+// draftPool is the draft pool mode as this rank sees it: NoDraftPool on a
+// pipeline stage that hosts no draft layer.
+func (v rankView) draftPool() DraftPoolMode {
+	if !v.cfg.hasPool(v.r, Draft) {
+		return NoDraftPool
+	}
+	return v.cfg.DraftPool
 }
 
 // pool returns pool p of the rank.

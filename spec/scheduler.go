@@ -34,13 +34,12 @@ type schedulerPass struct {
 func (v rankView) activeRequests(p *schedulerPass) {
 	p.count = 0
 	for id := uint8(1); id < MaxIDs; id++ {
-		st := v.request(id).State
-		if st == ContextInit || st == GenerationInProgress || st == GenerationComplete {
+		if v.request(id).State.isActive() {
 			p.order[p.count] = id
 			p.count++
 		}
 	}
-	if st := v.request(0).State; st == ContextInit || st == GenerationInProgress {
+	if v.request(0).State.isActive() {
 		p.order[p.count] = 0
 		p.count++
 	}
@@ -61,13 +60,17 @@ func (v rankView) scheduleRequest(fixes Fixes) {
 	pendingCount := 0
 	for it := 0; it < p.end; it++ {
 		id := p.order[it]
-		if p.recomputePaused[id] {
+		r := v.request(id)
+		if p.recomputePaused[id] || r.Flags&requestFlagInflight != 0 {
+			continue
+		}
+		if r.State == DisaggGenerationInit {
+			v.prepareDisaggGenInit(id)
 			continue
 		}
 		if p.requests >= int(v.cfg.MaxBatchSize) {
 			break
 		}
-		r := v.request(id)
 		if r.State == ContextInit {
 			pending[pendingCount] = id
 			pendingCount++
@@ -115,8 +118,38 @@ func (v rankView) scheduleRequest(fixes Fixes) {
 	}
 }
 
+// prepareDisaggGenInit is _try_schedule_disagg_gen_init →
+// KVCacheManagerV2.prepare_disagg_gen_init on the target: allocate the full
+// prompt plus draft tokens with history = prompt_len, outside the request
+// and token budgets; on success the request starts receiving KV. A failure
+// releases the cache and retries next pass. The draft pool is not
+// allocated here: an unpaired mirror is created by the generation path of
+// _prepare_draft_resources (reference §2.3), so scenarios whose
+// disaggregated requests generate would show what that does.
+func (v rankView) prepareDisaggGenInit(id uint8) {
+	r := v.request(id)
+	if v.cache(Target, id).Status == Absent && !v.createCache(Target, id, 0) {
+		return
+	}
+	c := v.cache(Target, id)
+	c.Flags |= flagStopCommitting
+	if v.resumeCache(Target, id) {
+		ok, raise := v.resizeCache(Target, id, int(r.Prompt)+int(v.cfg.MaxDraftLen)+int(v.cfg.ExtraKVTokens), int(r.Prompt))
+		if raise != ErrNone {
+			v.s.crash(v.r, Target, id, FnResize, raise, 0)
+			return
+		}
+		if ok {
+			r.State = DisaggTransmission
+			return
+		}
+	}
+	v.closeCache(Target, id)
+}
+
 // appendToBatch adds an entry to the scheduled batch.
 func (v rankView) appendToBatch(e BatchEntry) {
+	e.Incarnation = v.request(e.ID).Incarnation
 	b := &v.rank.Batch
 	b.Entries[b.Count] = e
 	b.Count++
@@ -170,7 +203,7 @@ func (v rankView) tryAllocateGenerationPair(id uint8, fixes Fixes) bool {
 		return false
 	}
 	ok := true
-	switch v.cfg.DraftPool {
+	switch v.draftPool() {
 	case UnpairedDraftPool:
 		if v.cfg.Version == Version00746ef || fixes.Has(FixJointAdmission) {
 			ok = v.admitMirror(id, fixes)
@@ -313,7 +346,7 @@ func (v rankView) hasContextChunkBudget(p *schedulerPass) bool {
 // cache is ACTIVE while its mirror exists, is suspended, and the draft pool
 // is above the resume gate (mirror_admission_certainly_blocked).
 func (v rankView) pendingContextCertainlyBlocked(id uint8) bool {
-	if v.cfg.Version != Version00746ef || !v.cfg.ChunkedPrefill || v.cfg.DraftPool != UnpairedDraftPool {
+	if v.cfg.Version != Version00746ef || !v.cfg.ChunkedPrefill || v.draftPool() != UnpairedDraftPool {
 		return false
 	}
 	if v.cache(Target, id).Status != Active {
@@ -399,7 +432,7 @@ func (v rankView) tryScheduleContextChunk(p *schedulerPass, id uint8, fixes Fixe
 // shallower of the two pools' matches, then prepare_context_cache on both;
 // on failure both are suspended.
 func (v rankView) prepareContextPair(id uint8, fixes Fixes) bool {
-	switch v.cfg.DraftPool {
+	switch v.draftPool() {
 	case PairedDraftPool:
 		limit := -1
 		if v.isFirstContextChunk(id) && v.cache(Target, id).Status == Absent && v.cfg.BlockReuse {
@@ -437,9 +470,9 @@ func (v rankView) tryAllocateContext(id uint8, resize, chunk uint8, last bool, f
 	}
 	var ok bool
 	switch {
-	case v.cfg.DraftPool == PairedDraftPool:
+	case v.draftPool() == PairedDraftPool:
 		ok = v.tryAllocateDraftContext(id, resize)
-	case v.cfg.DraftPool == UnpairedDraftPool && fixes.Has(FixJointAdmission):
+	case v.draftPool() == UnpairedDraftPool && fixes.Has(FixJointAdmission):
 		ok = v.growMirrorForContext(id, chunk, last, fixes)
 	default:
 		return true

@@ -33,14 +33,17 @@ func (sp *Spec) Initial() State {
 	var s State
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		for p := Target; p < numPools; p++ {
-			s.Ranks[r].Pools[p].Free = sp.Config.poolBlocks(p)
+			if sp.Config.hasPool(r, p) {
+				s.Ranks[r].Pools[p].Free = sp.Config.poolBlocks(p)
+			}
 		}
 	}
 	return s
 }
 
 // Actions appends the enabled actions in a fixed order: the next arrival,
-// then each rank's next executor phase.
+// the environment's KV transfers, then the executor loop's next step on each
+// rank (collectives once, when every rank has reached them).
 func (sp *Spec) Actions(s *State, out []Action) []Action {
 	if s.Crash.Happened {
 		return out
@@ -52,6 +55,19 @@ func (sp *Spec) Actions(s *State, out []Action) []Action {
 		}
 	}
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		for id := uint8(1); id < MaxIDs; id++ {
+			if s.Ranks[r].Requests[id].State == DisaggTransmission && s.Ranks[r].Phase == PhaseIdle {
+				out = append(out, Action{Kind: ActReceiveKV, Rank: r, ID: id})
+			}
+		}
+	}
+	switch sp.Config.Loop {
+	case PipelineLoop:
+		return sp.pipelineActions(s, out)
+	case OverlapLoop:
+		return sp.overlapActions(s, out)
+	}
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		rank := &s.Ranks[r]
 		switch rank.Phase {
 		case PhaseIdle:
@@ -61,7 +77,7 @@ func (sp *Spec) Actions(s *State, out []Action) []Action {
 		case PhaseScheduled:
 			out = append(out, Action{Kind: ActPrepareResources, Rank: r})
 		case PhasePrepared:
-			out = sp.forwardChoices(rank, r, out)
+			out = sp.forwardChoices(&rank.Batch, r, out)
 		case PhaseForwarded:
 			out = append(out, Action{Kind: ActUpdate, Rank: r})
 		}
@@ -69,26 +85,97 @@ func (sp *Spec) Actions(s *State, out []Action) []Action {
 	return out
 }
 
-// hasActiveRequests reports whether the rank has a request the scheduler
-// could look at.
-func (sp *Spec) hasActiveRequests(rank *Rank) bool {
-	for id := range rank.Requests {
-		switch rank.Requests[id].State {
-		case ContextInit, GenerationInProgress, GenerationComplete:
+// overlapActions appends the overlap loop's enabled actions. With attention
+// DP the fetch and can-queue allgathers are collectives, enabled once every
+// rank has reached them.
+func (sp *Spec) overlapActions(s *State, out []Action) []Action {
+	adp := sp.Config.AttentionDP
+	if adp && sp.allRanksIn(s, PhaseIdle) && sp.anyActive(s) {
+		out = append(out, Action{Kind: ActFetch, Collective: true})
+	}
+	if adp && sp.allRanksIn(s, PhaseScheduled) {
+		out = append(out, Action{Kind: ActCanQueue, Collective: true})
+	}
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		rank := &s.Ranks[r]
+		switch rank.Phase {
+		case PhaseIdle:
+			if !adp && (sp.hasActiveRequests(rank) || rank.Previous.Count > 0) {
+				out = append(out, Action{Kind: ActSchedule, Rank: r})
+			}
+		case PhaseFetched:
+			out = append(out, Action{Kind: ActSchedule, Rank: r})
+		case PhaseScheduled:
+			if !adp {
+				out = append(out, Action{Kind: ActCanQueue, Rank: r})
+			}
+		case PhaseQueued:
+			out = append(out, Action{Kind: ActPrepareResources, Rank: r})
+		case PhasePrepared:
+			if rank.CanQueue {
+				out = sp.forwardChoices(&rank.Batch, r, out)
+				continue
+			}
+			out = append(out, sp.updateResourcesAction(rank, r))
+		case PhaseForwarded:
+			out = append(out, sp.updateResourcesAction(rank, r))
+		}
+	}
+	return out
+}
+
+func (sp *Spec) updateResourcesAction(rank *Rank, r uint8) Action {
+	fate := fateNone
+	switch rank.previousBatchFate() {
+	case "previous":
+		fate = fateProcessed
+	case "deferred":
+		fate = fateDeferred
+	}
+	return Action{Kind: ActUpdateResources, Rank: r, Fate: fate}
+}
+
+// allRanksIn reports whether every rank stands at phase p.
+func (sp *Spec) allRanksIn(s *State, p Phase) bool {
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		if s.Ranks[r].Phase != p {
+			return false
+		}
+	}
+	return true
+}
+
+// anyActive reports whether some rank has an active request or a previous
+// batch still to process.
+func (sp *Spec) anyActive(s *State) bool {
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		if sp.hasActiveRequests(&s.Ranks[r]) || s.Ranks[r].Previous.Count > 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// forwardChoices enumerates the environment's choices for one forward:
-// accepted draft tokens 0..max_draft_len for each generation entry and, with
-// EarlyFinish, whether it ends at EOS.
-func (sp *Spec) forwardChoices(rank *Rank, r uint8, out []Action) []Action {
+// hasActiveRequests reports whether the rank has a request in
+// active_requests.
+func (sp *Spec) hasActiveRequests(rank *Rank) bool {
+	for id := range rank.Requests {
+		if rank.Requests[id].State.isActive() {
+			return true
+		}
+	}
+	return false
+}
+
+// forwardChoices enumerates the environment's choices for one forward of
+// batch b: accepted draft tokens 0..max_draft_len for each generation
+// entry and, with EarlyFinish, whether it ends at EOS. Dummies get no
+// choice (their sample is discarded).
+func (sp *Spec) forwardChoices(b *Batch, r uint8, out []Action) []Action {
 	var gens [MaxBatch]uint8
 	n := 0
-	for i := 0; i < int(rank.Batch.Count); i++ {
-		if e := rank.Batch.Entries[i]; e.Kind == GenerationStep {
+	for i := 0; i < int(b.Count); i++ {
+		if e := b.Entries[i]; e.Kind == GenerationStep && e.ID != dummyID {
 			gens[n] = e.ID
 			n++
 		}
@@ -127,14 +214,42 @@ func (sp *Spec) Next(s *State, a Action) State {
 	switch a.Kind {
 	case ActArrive:
 		sp.arrive(&next)
+	case ActReceiveKV:
+		sp.receiveKV(&next, &a)
+	case ActFetch:
+		sp.fetch(&next)
+	case ActCanQueue:
+		sp.canQueue(&next, &a)
 	case ActSchedule:
-		sp.schedule(&next, a.Rank)
+		switch sp.Config.Loop {
+		case PipelineLoop:
+			sp.pipelineStart(&next)
+		case OverlapLoop:
+			sp.scheduleOverlap(&next, a.Rank)
+		default:
+			sp.schedule(&next, a.Rank)
+		}
 	case ActPrepareResources:
-		sp.prepareResources(&next, a.Rank)
+		if sp.Config.Loop == OverlapLoop {
+			sp.prepareOverlap(&next, a.Rank)
+		} else {
+			sp.prepareResources(&next, a.Rank)
+		}
 	case ActForward:
-		sp.forward(&next, &a)
+		switch sp.Config.Loop {
+		case PipelineLoop:
+			sp.pipelineFollow(&next, &a)
+		case OverlapLoop:
+			sp.forwardOverlap(&next, &a)
+		default:
+			sp.forward(&next, &a)
+		}
 	case ActUpdate:
 		sp.update(&next, a.Rank)
+	case ActUpdateResources:
+		sp.updateResourcesOverlap(&next, a.Rank)
+	case ActHandle:
+		sp.pipelineHandle(&next, &a)
 	}
 	return next
 }
@@ -162,7 +277,7 @@ func (sp *Spec) allFinished(s *State) bool {
 	}
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		for id := 1; id <= len(sp.Config.Requests); id++ {
-			if sp.Config.Requests[id-1].Rank != r {
+			if sp.Config.Requests[id-1].Rank != r && sp.Config.Loop != PipelineLoop {
 				continue
 			}
 			if s.Ranks[r].Requests[id].State != Finished {

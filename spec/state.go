@@ -67,10 +67,25 @@ const (
 	GenerationComplete
 	// Finished: terminated; all its resources freed.
 	Finished
+	// DisaggGenerationInit: DISAGG_GENERATION_INIT, waiting for the
+	// scheduler's prepare_disagg_gen_init.
+	DisaggGenerationInit
+	// DisaggTransmission: DISAGG_GENERATION_TRANS_IN_PROGRESS, receiving KV:
+	// active but not schedulable.
+	DisaggTransmission
 )
 
 func (s RequestState) String() string {
-	return [...]string{"not-arrived", "context", "generation", "complete", "finished"}[s]
+	return [...]string{"not-arrived", "context", "generation", "complete", "finished", "disagg-init", "receiving-kv"}[s]
+}
+
+// isActive reports whether a request in state s is in active_requests.
+func (s RequestState) isActive() bool {
+	switch s {
+	case ContextInit, GenerationInProgress, GenerationComplete, DisaggGenerationInit, DisaggTransmission:
+		return true
+	}
+	return false
 }
 
 // Request is one LlmRequest as one rank sees it.
@@ -97,7 +112,21 @@ type Request struct {
 	Accepted uint8
 	// PreResizeCapacity is py_ctx_pre_resize_cap + 1 (0 = unset).
 	PreResizeCapacity uint8
+	// Flags holds requestFlag* bits.
+	Flags uint8
 }
+
+const (
+	// requestFlagAdpDummy: is_attention_dp_dummy (and is_dummy_request).
+	requestFlagAdpDummy = 1 << iota
+	// requestFlagSkipGenRevert: py_skip_gen_alloc_revert, set on the
+	// post-schedule pad dummy whose capacity was never grown.
+	requestFlagSkipGenRevert
+	// requestFlagPendingDummy: this dummy is _pending_adp_dummy_request.
+	requestFlagPendingDummy
+	// requestFlagInflight: in inflight_request_ids (pipeline loop).
+	requestFlagInflight
+)
 
 // BatchKind says how a request was scheduled.
 type BatchKind uint8
@@ -109,7 +138,8 @@ const (
 	GenerationStep
 )
 
-// BatchEntry is one request of a ScheduledRequests batch.
+// BatchEntry is one request of a ScheduledRequests batch, with the
+// sampling outcome once the batch ran (its sample state).
 type BatchEntry struct {
 	ID   uint8
 	Kind BatchKind
@@ -117,6 +147,12 @@ type BatchEntry struct {
 	Chunk uint8
 	// Last says the chunk finishes the prompt (is_last_context_chunk).
 	Last bool
+	// Incarnation is the incarnation of the request object the batch holds.
+	Incarnation uint8
+	// Accepted is the accepted draft tokens the forward produced.
+	Accepted uint8
+	// EOS says the environment ended the request at this step.
+	EOS bool
 }
 
 // Batch is a ScheduledRequests value: context entries then generation
@@ -124,6 +160,10 @@ type BatchEntry struct {
 type Batch struct {
 	Count   uint8
 	Entries [MaxBatch]BatchEntry
+	// Dummy is the batch's own copy of an attention-DP dummy request object
+	// that was retired while the batch still referenced it: the dummy ID is
+	// fixed, so a later dummy's object sits under the same ID.
+	Dummy Request
 }
 
 // Phase is where a rank's executor loop stands between two actions.
@@ -132,16 +172,23 @@ type Phase uint8
 const (
 	// PhaseIdle: before _prepare_and_schedule_batch.
 	PhaseIdle Phase = iota
-	// PhaseScheduled: the scheduler ran and allocated; prepare_resources next.
+	// PhaseScheduled: the scheduler ran and allocated; prepare_resources
+	// next (or, with attention DP or the overlap loop, _can_queue).
 	PhaseScheduled
 	// PhasePrepared: resources prepared; the forward step next.
 	PhasePrepared
 	// PhaseForwarded: forward and sampling done; the update next.
 	PhaseForwarded
+	// PhaseFetched: attention DP fetched new requests and learned
+	// expected_num_active_requests from the allgather; scheduling next.
+	PhaseFetched
+	// PhaseQueued: _can_queue decided; prepare_resources or the rollback
+	// next.
+	PhaseQueued
 )
 
 func (p Phase) String() string {
-	return [...]string{"idle", "scheduled", "prepared", "forwarded"}[p]
+	return [...]string{"idle", "scheduled", "prepared", "forwarded", "fetched", "queued"}[p]
 }
 
 // Pool is one KV cache manager's page accounting on one rank.
@@ -162,6 +209,19 @@ type Rank struct {
 	Requests [MaxIDs]Request
 	Phase    Phase
 	Batch    Batch
+	// Previous is the overlap loop's previous_batch (Count 0: None).
+	Previous Batch
+	// CanQueue and CanQueueThisRank are _can_queue's answer this iteration.
+	CanQueue, CanQueueThisRank bool
+	// PreviousSampled says _update_requests(previous_batch) already ran this
+	// iteration.
+	PreviousSampled bool
+	// ExpectedActive is expected_num_active_requests from the attention-DP
+	// allgather at fetch.
+	ExpectedActive uint8
+	// PipelinePos is, under pipeline parallelism, the index in
+	// State.Pipeline of the iteration this rank runs next (or is in).
+	PipelinePos uint8
 }
 
 // Crash records the first raise inside the executor loop: the engine is
@@ -177,13 +237,35 @@ type Crash struct {
 	Value uint8
 }
 
+// PipelineIteration is one iteration of _executor_loop_pp as every stage
+// sees it: the micro-batch rank 0 scheduled (possibly empty) and how many
+// executed batches rank 0 handled at its end, which every stage repeats.
+type PipelineIteration struct {
+	Batch Batch
+	// Forwarded has bit r set once stage r ran the micro-batch.
+	Forwarded uint8
+	// Handled has bit r set once rank r handled the executed batch.
+	Handled uint8
+	// Done has bit r set once rank r finished the iteration.
+	Done uint8
+	// HandleCount is the number of executed batches handled at the end of
+	// the iteration, plus one (0: rank 0 has not decided yet).
+	HandleCount uint8
+	// Arrived is how many requests had arrived when rank 0 started it.
+	Arrived uint8
+}
+
 // State is the whole model state: a compact value with no pointers, maps or
 // slices, so it copies and hashes fast.
 type State struct {
 	// Arrived is the number of request templates that have arrived.
 	Arrived uint8
-	Crash   Crash
-	Ranks   [MaxRanks]Rank
+	// PipelineLen is the number of pipeline iterations not yet finished by
+	// every stage; Pipeline[0] is the oldest.
+	PipelineLen uint8
+	Crash       Crash
+	Pipeline    [MaxRanks]PipelineIteration
+	Ranks       [MaxRanks]Rank
 }
 
 // fingerprint hashes the state bytes of the first n ranks (ranks beyond the

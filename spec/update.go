@@ -10,10 +10,9 @@ package spec
 // it for the target always and for the draft only when paired
 // (PyExecutor._update_v2_context_resources), so an unpaired mirror's
 // history stays 0 for the whole prefill.
-func (v rankView) updateContextResources(p PoolKind, fixes Fixes) {
-	b := &v.rank.Batch
+func (v rankView) updateContextResources(p PoolKind, b *Batch, fixes Fixes) {
 	for i := 0; i < int(b.Count); i++ {
-		e := b.Entries[i]
+		e := &b.Entries[i]
 		if e.Kind != ContextChunk {
 			continue
 		}
@@ -21,7 +20,7 @@ func (v rankView) updateContextResources(p PoolKind, fixes Fixes) {
 		if c.Status != Active {
 			continue
 		}
-		r := v.request(e.ID)
+		r := v.entryRequest(b, e)
 		ok, raise := v.resizeCache(p, e.ID, keep, int(r.Position))
 		if raise != ErrNone {
 			v.s.crash(v.r, p, e.ID, FnUpdateContextResources, raise, 0)
@@ -52,10 +51,12 @@ func (v rankView) updateContextResources(p PoolKind, fixes Fixes) {
 // The core raises "History length cannot exceed capacity" when history >
 // capacity; a False return raises "Failed to resize KV cache ... at
 // generation update". The entry of _allocated_draft_lens is popped.
-func (v rankView) updateResources(p PoolKind) {
-	b := &v.rank.Batch
+//
+// With FixSkipDummyUpdate dummy requests are skipped; with FixClampCapacity
+// a new capacity below the history is raised to it (PR #19120).
+func (v rankView) updateResources(p PoolKind, b *Batch) {
 	for i := 0; i < int(b.Count); i++ {
-		e := b.Entries[i]
+		e := &b.Entries[i]
 		if e.Kind != GenerationStep {
 			continue
 		}
@@ -63,7 +64,10 @@ func (v rankView) updateResources(p PoolKind) {
 		if c.Status != Active {
 			continue
 		}
-		r := v.request(e.ID)
+		r := v.entryRequest(b, e)
+		if v.fixes.Has(FixSkipDummyUpdate) && r.Flags&requestFlagAdpDummy != 0 {
+			continue
+		}
 		runtime := int(v.cfg.MaxDraftLen)
 		allocated := runtime
 		if p == Draft {
@@ -78,6 +82,9 @@ func (v rankView) updateResources(p PoolKind) {
 			capacity = int(c.Capacity) - rewind
 		}
 		history := int(r.NumTokens) - 1
+		if v.fixes.Has(FixClampCapacity) && capacity != keep && capacity < history {
+			capacity = history
+		}
 		ok, raise := v.resizeCache(p, e.ID, capacity, history)
 		if raise != ErrNone {
 			v.s.crash(v.r, p, e.ID, FnUpdateResources, raise, 0)

@@ -23,6 +23,27 @@ func BenchmarkCheckPool(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckPoolLiveness is BenchmarkCheckPool with Options.Liveness:
+// the search records its transitions, then the liveness analysis runs. The
+// pool has no Terminator, so it has no good end state and every state is
+// doomed; the result is not asserted, only the cost measured.
+func BenchmarkCheckPoolLiveness(b *testing.B) {
+	p := newPool(b, poolbench.DefaultConfig)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			var states int
+			for b.Loop() {
+				r := model.Check(p, model.Options{Workers: workers, Liveness: true})
+				if !r.LivenessChecked {
+					b.Fatal("liveness not checked")
+				}
+				states = r.States
+			}
+			b.ReportMetric(float64(states)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+		})
+	}
+}
+
 // BenchmarkRandomWalk measures random simulation of the default pool: one
 // step picks an enabled action, applies it and checks the invariants.
 func BenchmarkRandomWalk(b *testing.B) {

@@ -1,0 +1,199 @@
+package spec
+
+// This file models attention data parallelism in PyExecutor (py_executor.py
+// at 2829508, reference §4.4): the pre- and post-schedule pad dummies under
+// the one fixed ATTENTION_DP_DUMMY_REQUEST_ID (0), the _can_queue allgather
+// veto, _revert_gen_alloc and the dummy rollback of
+// _finalize_adp_dummy_allocation.
+
+// dummyID is ATTENTION_DP_DUMMY_REQUEST_ID (llm_request.py at 002f3cc:
+// "Generated real request ids do not use 0").
+const dummyID = 0
+
+// activeCount is len(active_requests) on the rank, the dummy included.
+func (v rankView) activeCount() int {
+	n := 0
+	for id := range v.rank.Requests {
+		if v.rank.Requests[id].State.isActive() {
+			n++
+		}
+	}
+	return n
+}
+
+// schedulableCount is _count_schedulable_active_requests: active requests
+// other than dummies and requests still receiving KV.
+func (v rankView) schedulableCount() int {
+	n := 0
+	for id := 1; id < MaxIDs; id++ {
+		switch v.rank.Requests[id].State {
+		case ContextInit, GenerationInProgress, DisaggGenerationInit:
+			n++
+		}
+	}
+	return n
+}
+
+// liveDummy reports whether a request with the dummy ID is in
+// active_requests.
+func (v rankView) liveDummy() bool { return v.request(dummyID).State.isActive() }
+
+// fetch is the attention-DP allgather in _fetch_and_activate_new_requests:
+// every rank learns expected_num_active_requests (the most active requests
+// any rank has).
+func (sp *Spec) fetch(s *State) {
+	most := 0
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		most = max(most, sp.view(s, r).activeCount())
+	}
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		s.Ranks[r].ExpectedActive = uint8(most)
+		s.Ranks[r].Phase = PhaseFetched
+	}
+}
+
+// addDummyRequest is KVCacheManagerV2.add_dummy_requests([0], is_gen=True,
+// prepare_resource=True) as the attention-DP pads call it: on the target
+// only (no draft_kv_cache_manager argument), create, resume,
+// stop_committing, resize to token_num + extra with history token_num - 1,
+// then grow by reserve + 1 for the generation step; any failure releases
+// what was created and returns None (false). token_num is
+// 1 + max_num_draft_tokens.
+func (v rankView) addDummyRequest() bool {
+	req := v.request(dummyID)
+	incarnation := req.Incarnation + 1
+	*req = Request{Incarnation: incarnation}
+	tokenNum := 1 + int(v.cfg.MaxDraftLen)
+	if !v.createCache(Target, dummyID, 0) {
+		return false
+	}
+	c := v.cache(Target, dummyID)
+	if !v.resumeCache(Target, dummyID) {
+		v.closeCache(Target, dummyID)
+		return false
+	}
+	c.Flags |= flagStopCommitting
+	history := tokenNum - 1
+	ok, _ := v.resizeCache(Target, dummyID, tokenNum+int(v.cfg.ExtraKVTokens), history)
+	if ok {
+		reserve := int(v.cfg.MaxDraftLen)
+		ok, _ = v.resizeCache(Target, dummyID, int(c.Capacity)+reserve+1, history)
+	}
+	if !ok {
+		v.closeCache(Target, dummyID)
+		return false
+	}
+	*req = Request{
+		State:       GenerationInProgress,
+		Incarnation: incarnation,
+		Prompt:      uint8(tokenNum - 1),
+		NumTokens:   uint8(tokenNum),
+		DraftLen:    v.cfg.MaxDraftLen,
+		Flags:       requestFlagAdpDummy,
+	}
+	return true
+}
+
+// padAttentionDPDummyRequest is _pad_attention_dp_dummy_request, before
+// scheduling: a rank with no schedulable request while the fleet has work
+// adds a generation dummy. Only with _enable_adp_dummy_fixes and a KV cache
+// transceiver is it registered as _pending_adp_dummy_request (and skipped
+// while a live dummy exists); otherwise it lives until a forward
+// terminates it.
+func (v rankView) padAttentionDPDummyRequest() {
+	if !v.cfg.AttentionDP || v.rank.ExpectedActive == 0 || v.schedulableCount() > 0 || v.liveDummy() {
+		return
+	}
+	if !v.addDummyRequest() {
+		return
+	}
+	if v.cfg.AdpDummyFixes && v.cfg.KVTransceiver {
+		v.request(dummyID).Flags |= requestFlagPendingDummy
+	}
+}
+
+// padEmptyAttentionDPBatch is _pad_empty_attention_dp_batch, after
+// scheduling: an empty batch on a rank with active requests is padded with
+// a generation dummy (py_skip_gen_alloc_revert, always pending) unless the
+// rank is at max_num_active_requests or already has a live dummy.
+func (v rankView) padEmptyAttentionDPBatch() {
+	b := &v.rank.Batch
+	if !v.cfg.AttentionDP || b.Count != 0 || v.activeCount() == 0 || v.rank.ExpectedActive == 0 {
+		return
+	}
+	if v.cfg.MaxNumActiveRequests != 0 && v.activeCount() >= int(v.cfg.MaxNumActiveRequests) {
+		return
+	}
+	if v.liveDummy() || !v.addDummyRequest() {
+		return
+	}
+	d := v.request(dummyID)
+	d.Flags |= requestFlagSkipGenRevert | requestFlagPendingDummy
+	v.appendToBatch(BatchEntry{ID: dummyID, Kind: GenerationStep, Incarnation: d.Incarnation})
+}
+
+// canQueue is PyExecutor._can_queue: with attention DP an allgather of
+// every rank's batch size, can_queue = no rank is empty (one empty rank
+// vetoes the forward everywhere), can_queue_this_rank = this rank is not
+// empty; without it both are "this batch is not empty".
+func (sp *Spec) canQueue(s *State, a *Action) {
+	all := true
+	if sp.Config.AttentionDP {
+		for r := uint8(0); r < sp.Config.Ranks; r++ {
+			all = all && s.Ranks[r].Batch.Count > 0
+		}
+	}
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		if !sp.Config.AttentionDP && r != a.Rank {
+			continue
+		}
+		rank := &s.Ranks[r]
+		rank.CanQueueThisRank = rank.Batch.Count > 0
+		rank.CanQueue = all && rank.CanQueueThisRank
+		rank.Phase = PhaseQueued
+	}
+}
+
+// revertGenAlloc is PyExecutor._revert_gen_alloc after a veto: every
+// generation entry but py_skip_gen_alloc_revert dummies reverts its target
+// growth, and its draft growth only when the pool is paired (an unpaired
+// mirror was never grown by the scheduler).
+func (v rankView) revertGenAlloc() {
+	b := &v.rank.Batch
+	for i := 0; i < int(b.Count); i++ {
+		e := &b.Entries[i]
+		if e.Kind != GenerationStep || v.entryRequest(b, e).Flags&requestFlagSkipGenRevert != 0 {
+			continue
+		}
+		v.revertAllocateGeneration(Target, e.ID)
+		if v.draftPool() == PairedDraftPool {
+			v.revertAllocateGeneration(Draft, e.ID)
+		}
+	}
+}
+
+// finalizeAdpDummyAllocation is PyExecutor._finalize_adp_dummy_allocation:
+// take and clear the pending dummy; when the forward was vetoed mark it
+// GENERATION_COMPLETE and free it in the spec manager and the target KV
+// manager only ("only the KV and speculative managers have allocated
+// anything"), then drop it from active_requests. The draft pool is not
+// freed, though the V2 scheduler's admit_mirror created a mirror for the
+// dummy: the leak of seed 003. FixFreeUnpairedMirror frees it in whichever
+// draft pool exists.
+func (v rankView) finalizeAdpDummyAllocation() {
+	d := v.request(dummyID)
+	if d.Flags&requestFlagPendingDummy == 0 {
+		return
+	}
+	d.Flags &^= requestFlagPendingDummy
+	if v.rank.CanQueue || !d.State.isActive() {
+		return
+	}
+	d.State = GenerationComplete
+	v.closeCache(Target, dummyID)
+	if v.fixes.Has(FixFreeUnpairedMirror) {
+		v.closeCache(Draft, dummyID)
+	}
+	v.retireDummy()
+	d.State = Finished
+}
