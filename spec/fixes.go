@@ -45,8 +45,8 @@ const (
 )
 
 var fixNames = [numFixes]string{
-	FixJointAdmission:   "joint-admission",
-	FixDeferDraftMirror: "defer-draft-mirror",
+	FixJointAdmission:     "joint-admission",
+	FixDeferDraftMirror:   "defer-draft-mirror",
 	FixMirrorReuse:        "mirror-reuse",
 	FixFreeUnpairedMirror: "free-unpaired-mirror",
 	FixSkipDummyUpdate:    "skip-dummy-update",
@@ -55,8 +55,8 @@ var fixNames = [numFixes]string{
 }
 
 var fixDocs = [numFixes]string{
-	FixJointAdmission:   "PR #19006: admit a request only when both the target and the draft pool can hold it",
-	FixDeferDraftMirror: "PR #19231: a refused draft resize or resume defers the request instead of raising",
+	FixJointAdmission:     "PR #19006: admit a request only when both the target and the draft pool can hold it",
+	FixDeferDraftMirror:   "PR #19231: a refused draft resize or resume defers the request instead of raising",
 	FixMirrorReuse:        "PR #19303 direction: the draft mirror reuses and publishes prefix blocks like the primary",
 	FixFreeUnpairedMirror: "seed 003: the ADP dummy rollback frees the dummy in whichever draft pool exists",
 	FixSkipDummyUpdate:    "seed 003's extra guard: update_resources skips dummy requests",
