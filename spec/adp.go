@@ -197,3 +197,57 @@ func (v rankView) finalizeAdpDummyAllocation() {
 	v.retireDummy()
 	d.State = Finished
 }
+
+// canonicalizeDummyIncarnations renumbers, per rank, the incarnations of
+// the dummy ID still referenced (by the live or last dummy, by caches and by
+// batches) to 1..k in their order. Only their order and equality matter,
+// and without this every new dummy would make the state space infinite.
+func (sp *Spec) canonicalizeDummyIncarnations(s *State) {
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		rank := &s.Ranks[r]
+		var used [256]bool
+		mark := func(inc uint8) { used[inc] = true }
+		batches := [...]*Batch{&rank.Batch, &rank.Previous}
+		mark(rank.Requests[dummyID].Incarnation)
+		for p := range rank.Pools {
+			if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
+				mark(c.Incarnation)
+			}
+		}
+		for _, b := range batches {
+			for i := 0; i < int(b.Count); i++ {
+				if b.Entries[i].ID == dummyID {
+					mark(b.Entries[i].Incarnation)
+				}
+			}
+		}
+		var renumber [256]uint8
+		next := uint8(0)
+		for inc := 1; inc < 256; inc++ {
+			if used[inc] {
+				next++
+				renumber[inc] = next
+			}
+		}
+		rank.Requests[dummyID].Incarnation = renumber[rank.Requests[dummyID].Incarnation]
+		for p := range rank.Pools {
+			if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
+				c.Incarnation = renumber[c.Incarnation]
+			}
+		}
+		for _, b := range batches {
+			keepSnapshot := false
+			for i := 0; i < int(b.Count); i++ {
+				if e := &b.Entries[i]; e.ID == dummyID {
+					keepSnapshot = keepSnapshot || b.Dummy.Incarnation == e.Incarnation
+					e.Incarnation = renumber[e.Incarnation]
+				}
+			}
+			if keepSnapshot {
+				b.Dummy.Incarnation = renumber[b.Dummy.Incarnation]
+			} else {
+				b.Dummy = Request{}
+			}
+		}
+	}
+}

@@ -78,6 +78,12 @@ var configFields = []configField{
 	enumField("version", "modeled version of the real code", []string{"v1.3.0rc25", "00746ef"}, func(c *Config) *CodeVersion { return &c.Version }),
 	boolField("early_finish", "the environment may end a request at EOS", func(c *Config) *bool { return &c.EarlyFinish }),
 	uint8Field("ranks", "number of ranks", func(c *Config) *uint8 { return &c.Ranks }),
+	enumField("loop", "executor loop", []string{"non-overlap", "overlap", "pipeline"}, func(c *Config) *LoopKind { return &c.Loop }),
+	boolField("enable_attention_dp", "attention data parallelism", func(c *Config) *bool { return &c.AttentionDP }),
+	uint8Field("max_num_active_requests", "pad cap of _pad_empty_attention_dp_batch (0 = none)", func(c *Config) *uint8 { return &c.MaxNumActiveRequests }),
+	boolField("kv_cache_transceiver", "disaggregated serving (a KV cache transceiver exists)", func(c *Config) *bool { return &c.KVTransceiver }),
+	boolField("enable_adp_dummy_fixes", "_enable_adp_dummy_fixes", func(c *Config) *bool { return &c.AdpDummyFixes }),
+	boolField("pad_draft_after_allocation", "MTP pads py_draft_tokens after try_allocate_generation", func(c *Config) *bool { return &c.PadDraftAfterAllocation }),
 }
 
 // FormatConfig renders cfg as text that ParseConfig reads back: one
@@ -99,7 +105,11 @@ func formatRequest(r RequestTemplate) string {
 	if r.Family != NoFamily {
 		family = strconv.Itoa(int(r.Family))
 	}
-	return fmt.Sprintf("request prompt=%d new=%d family=%s shared=%d rank=%d", r.PromptLen, r.MaxNewTokens, family, r.SharedPrefix, r.Rank)
+	line := fmt.Sprintf("request prompt=%d new=%d family=%s shared=%d rank=%d", r.PromptLen, r.MaxNewTokens, family, r.SharedPrefix, r.Rank)
+	if r.ReceivingKV {
+		line += " receiving_kv=true"
+	}
+	return line
 }
 
 // ConfigError is a configuration text error at a line (1-based, relative to
@@ -177,8 +187,9 @@ func configKeys() string {
 	return strings.Join(keys, ", ")
 }
 
-// parseRequest parses "request prompt=12 new=4 family=0 shared=8 rank=0";
-// family, shared and rank are optional (none, 0, 0).
+// parseRequest parses "request prompt=12 new=4 family=0 shared=8 rank=0
+// receiving_kv=false"; family, shared, rank and receiving_kv are optional
+// (none, 0, 0, false).
 func parseRequest(line string) (RequestTemplate, error) {
 	r := RequestTemplate{Family: NoFamily}
 	fields := strings.Fields(line)[1:]
@@ -193,6 +204,14 @@ func parseRequest(line string) (RequestTemplate, error) {
 		}
 		got[key] = true
 		if key == "family" && value == "none" {
+			continue
+		}
+		if key == "receiving_kv" {
+			b, err := strconv.ParseBool(value)
+			if err != nil {
+				return r, fmt.Errorf("request: receiving_kv: expected true or false, got %q", value)
+			}
+			r.ReceivingKV = b
 			continue
 		}
 		n, err := strconv.Atoi(value)
@@ -211,7 +230,7 @@ func parseRequest(line string) (RequestTemplate, error) {
 		case "rank":
 			r.Rank = uint8(n)
 		default:
-			return r, fmt.Errorf("request: unknown argument %q; expected prompt, new, family, shared, rank", key)
+			return r, fmt.Errorf("request: unknown argument %q; expected prompt, new, family, shared, rank, receiving_kv", key)
 		}
 	}
 	if !got["prompt"] || !got["new"] {

@@ -14,11 +14,34 @@ func (sp *Spec) Dump(s *State) string {
 	if s.Crash.Happened {
 		fmt.Fprintf(&b, "crashed: %s\n", s.Crash.Describe())
 	}
+	for i := 0; i < int(s.PipelineLen); i++ {
+		it := &s.Pipeline[i]
+		fmt.Fprintf(&b, "pipeline iteration %d: batch [%s] forwarded %s handled %s done %s", i, it.Batch.describe(),
+			rankSet(it.Forwarded), rankSet(it.Handled), rankSet(it.Done))
+		if it.HandleCount > 0 {
+			fmt.Fprintf(&b, " handle-count %d", it.HandleCount-1)
+		}
+		b.WriteString("\n")
+	}
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		v := s.view(&sp.Config, r)
 		fmt.Fprintf(&b, "rank %d: phase %s", r, v.rank.Phase)
 		if v.rank.Batch.Count > 0 {
-			fmt.Fprintf(&b, ", batch %s", v.rank.Batch.describe())
+			fmt.Fprintf(&b, ", batch [%s]", v.rank.Batch.describe())
+		}
+		if v.rank.Previous.Count > 0 {
+			fmt.Fprintf(&b, ", previous batch [%s]", v.rank.Previous.describe())
+		}
+		if v.rank.Phase == PhaseQueued || v.rank.Phase == PhasePrepared || v.rank.Phase == PhaseForwarded {
+			if sp.Config.Loop == OverlapLoop {
+				fmt.Fprintf(&b, ", can_queue %v this rank %v", v.rank.CanQueue, v.rank.CanQueueThisRank)
+			}
+		}
+		if sp.Config.AttentionDP {
+			fmt.Fprintf(&b, ", expected active %d", v.rank.ExpectedActive)
+		}
+		if sp.Config.Loop == PipelineLoop {
+			fmt.Fprintf(&b, ", at pipeline iteration %d", v.rank.PipelinePos)
 		}
 		b.WriteString("\n")
 		for id := uint8(0); id < MaxIDs; id++ {
@@ -27,7 +50,7 @@ func (sp *Spec) Dump(s *State) string {
 			}
 		}
 		for p := Target; p < numPools; p++ {
-			if p == Draft && sp.Config.DraftPool == NoDraftPool {
+			if !sp.Config.hasPool(r, p) {
 				continue
 			}
 			fmt.Fprintf(&b, "  %s\n", v.describePool(p))
@@ -41,7 +64,18 @@ func (sp *Spec) Dump(s *State) string {
 	return b.String()
 }
 
-// describe renders the batch as "ctx 1[0+8], gen 2".
+// rankSet renders a rank bit set as "{0,1}".
+func rankSet(mask uint8) string {
+	var parts []string
+	for r := 0; r < 8; r++ {
+		if mask&(1<<r) != 0 {
+			parts = append(parts, fmt.Sprint(r))
+		}
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// describe renders the batch as "ctx 1 chunk 8, gen 2#1 accept 1".
 func (b *Batch) describe() string {
 	parts := make([]string, 0, b.Count)
 	for i := 0; i < int(b.Count); i++ {
@@ -53,7 +87,17 @@ func (b *Batch) describe() string {
 			}
 			parts = append(parts, fmt.Sprintf("ctx %d chunk %d%s", e.ID, e.Chunk, last))
 		} else {
-			parts = append(parts, fmt.Sprintf("gen %d", e.ID))
+			part := fmt.Sprintf("gen %d", e.ID)
+			if e.ID == dummyID {
+				part = fmt.Sprintf("gen dummy#%d", e.Incarnation)
+			}
+			if e.Accepted > 0 {
+				part += fmt.Sprintf(" accepted %d", e.Accepted)
+			}
+			if e.EOS {
+				part += " eos"
+			}
+			parts = append(parts, part)
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -62,7 +106,7 @@ func (b *Batch) describe() string {
 // describeRequest renders one request, or "" when it is not arrived.
 func (v rankView) describeRequest(id uint8) string {
 	r := v.request(id)
-	if r.State == NotArrived {
+	if r.State == NotArrived || (id == dummyID && r.State == Finished) {
 		return ""
 	}
 	name := fmt.Sprintf("req %d", id)
@@ -70,6 +114,12 @@ func (v rankView) describeRequest(id uint8) string {
 		name = "dummy 0"
 	}
 	line := fmt.Sprintf("%s#%d %s prompt %d", name, r.Incarnation, r.State, r.Prompt)
+	if r.Flags&requestFlagPendingDummy != 0 {
+		line += " pending"
+	}
+	if r.Flags&requestFlagInflight != 0 {
+		line += " inflight"
+	}
 	switch r.State {
 	case ContextInit:
 		line += fmt.Sprintf(" pos %d draft-pos %d reused %d", r.Position, r.DraftPosition, r.Reused)

@@ -74,3 +74,40 @@ var GoalDraftPoolFull = GoalDef{
 		return false
 	},
 }
+
+// GoalDummyRolledBackWhilePeerDeferred is reached when a rank rolled back
+// its pending attention-DP dummy after a veto while it defers a previous
+// batch that held an earlier dummy under the same ID: seed 003's
+// interleaving, which the fix must survive, not avoid.
+var GoalDummyRolledBackWhilePeerDeferred = GoalDef{
+	Name: "dummy-rolled-back-while-peer-deferred",
+	Doc:  "a dummy was rolled back on a vetoed rank that defers a previous batch holding an earlier dummy",
+	Reached: func(sp *Spec, s *State) bool {
+		for r := uint8(0); r < sp.Config.Ranks; r++ {
+			rank := &s.Ranks[r]
+			if rank.Phase != PhasePrepared || rank.CanQueue || !rank.CanQueueThisRank {
+				continue
+			}
+			d := &rank.Requests[dummyID]
+			if d.State != Finished || !batchHasDummy(&rank.Batch, d.Incarnation) {
+				continue
+			}
+			for i := 0; i < int(rank.Previous.Count); i++ {
+				if e := rank.Previous.Entries[i]; e.ID == dummyID && e.Incarnation < d.Incarnation {
+					return true
+				}
+			}
+		}
+		return false
+	},
+}
+
+// batchHasDummy reports whether b holds the dummy incarnation.
+func batchHasDummy(b *Batch, incarnation uint8) bool {
+	for i := 0; i < int(b.Count); i++ {
+		if b.Entries[i].ID == dummyID && b.Entries[i].Incarnation == incarnation {
+			return true
+		}
+	}
+	return false
+}

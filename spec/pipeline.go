@@ -193,7 +193,14 @@ func (sp *Spec) pipelineActions(s *State, out []Action) []Action {
 			}
 		case PhaseForwarded:
 			if r == 0 {
-				for n := 0; n <= sp.handleableBatches(s); n++ {
+				// With every micro-batch slot taken rank 0 cannot schedule
+				// again before it handles one, so it waits for the oldest
+				// sample state instead of handling none.
+				least := 0
+				if s.PipelineLen == stages {
+					least = 1
+				}
+				for n := least; n <= sp.handleableBatches(s); n++ {
 					out = append(out, Action{Kind: ActHandle, Rank: 0, Count: uint8(n)})
 				}
 				continue

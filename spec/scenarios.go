@@ -109,9 +109,90 @@ var draftViewLag = func() Scenario {
 	return sc
 }()
 
+// adpDummyLeak is seed 003_a6e0d146b32288c0 scaled down: two attention-DP
+// ranks of a disaggregated generation worker running the overlap loop with
+// an unpaired draft pool (00746ef, where the scheduler's admit_mirror
+// creates mirrors). Rank 0 receives KV for two requests and sits at
+// max_num_active_requests, so its empty batch cannot be padded and vetoes
+// the forward; rank 1 had padded a pre-schedule dummy that the V2 scheduler
+// admitted, creating a capacity-0 mirror that the rollback does not free,
+// and defers the update of its previous batch, which held the previous
+// dummy under the same ID.
+var adpDummyLeak = Scenario{
+	Name:   "adp-dummy-leak",
+	Doc:    "an attention-DP pad dummy's unpaired draft mirror leaks across a vetoed iteration; the deferred update hits it",
+	Report: "seed 003_a6e0d146b32288c0 (DSpark ADP gen worker)",
+	Config: Config{
+		TokensPerBlock:       4,
+		MaxDraftLen:          1,
+		ReserveDraftTokens:   1,
+		MaxBatchSize:         2,
+		MaxNumTokens:         8,
+		ChunkedPrefill:       true,
+		ChunkUnitSize:        4,
+		TargetBlocks:         8,
+		DraftBlocks:          8,
+		TargetIndexSlots:     4,
+		DraftIndexSlots:      4,
+		ResumeGatePercent:    100,
+		RecomputePause:       true,
+		DraftPool:            UnpairedDraftPool,
+		Version:              Version00746ef,
+		Ranks:                2,
+		Loop:                 OverlapLoop,
+		AttentionDP:          true,
+		MaxNumActiveRequests: 2,
+		KVTransceiver:        true,
+		AdpDummyFixes:        true,
+		Requests: []RequestTemplate{
+			{PromptLen: 4, MaxNewTokens: 1, Family: NoFamily, Rank: 0, ReceivingKV: true},
+			{PromptLen: 4, MaxNewTokens: 1, Family: NoFamily, Rank: 0, ReceivingKV: true},
+			{PromptLen: 4, MaxNewTokens: 2, Family: NoFamily, Rank: 1},
+		},
+	},
+	Goals:   []GoalDef{GoalDummyRolledBackWhilePeerDeferred, GoalAllFinished},
+	FixSets: [][]Fix{{FixFreeUnpairedMirror}, {FixSkipDummyUpdate}},
+	Depth:   200,
+}
+
+// ppHistoryCapacity is seed 001_86d4d0351271a359 scaled down: two pipeline
+// stages, block reuse off, chunked prefill of prompts four chunks long, MTP
+// max_draft_len 1 with its unpaired draft pool on the last stage.
+var ppHistoryCapacity = Scenario{
+	Name:   "pp-history-capacity",
+	Doc:    "pipeline parallel with MTP on the last stage: update_resources raises History length cannot exceed capacity",
+	Report: "seed 001_86d4d0351271a359, TensorRT-LLM #18661",
+	Config: Config{
+		TokensPerBlock:     4,
+		MaxDraftLen:        1,
+		ReserveDraftTokens: 1,
+		MaxBatchSize:       2,
+		MaxNumTokens:       4,
+		ChunkedPrefill:     true,
+		ChunkUnitSize:      4,
+		TargetBlocks:       10,
+		DraftBlocks:        10,
+		TargetIndexSlots:   3,
+		DraftIndexSlots:    3,
+		ResumeGatePercent:  100,
+		RecomputePause:     true,
+		DraftPool:          UnpairedDraftPool,
+		Version:            VersionRC25,
+		Ranks:              2,
+		Loop:               PipelineLoop,
+		Requests: []RequestTemplate{
+			{PromptLen: 16, MaxNewTokens: 4, Family: NoFamily},
+			{PromptLen: 16, MaxNewTokens: 4, Family: NoFamily},
+		},
+	},
+	Goals:   []GoalDef{GoalAllFinished},
+	FixSets: [][]Fix{{FixRecordDraftLens, FixClampCapacity}},
+	Depth:   200,
+}
+
 // builtinScenarios lists every built-in scenario in the order `kvcheck
 // check` runs them.
-var builtinScenarios = []*Scenario{&draftAdmission, &draftAdmissionResume, &draftViewLag}
+var builtinScenarios = []*Scenario{&draftAdmission, &draftAdmissionResume, &draftViewLag, &adpDummyLeak, &ppHistoryCapacity}
 
 // Scenarios returns the built-in scenarios.
 func Scenarios() []*Scenario { return builtinScenarios }

@@ -251,6 +251,9 @@ func (sp *Spec) Next(s *State, a Action) State {
 	case ActHandle:
 		sp.pipelineHandle(&next, &a)
 	}
+	if sp.Config.AttentionDP {
+		sp.canonicalizeDummyIncarnations(&next)
+	}
 	return next
 }
 

@@ -23,6 +23,8 @@ type checkOptions struct {
 	maxStates int
 	workers   int
 	keepGoing bool
+	liveness  bool
+	only      []string
 	json      bool
 }
 
@@ -78,6 +80,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.IntVar(&opts.maxStates, "max-states", defaultMaxStates, "maximum number of distinct states")
 	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "parallel expansion workers (results do not depend on it)")
 	flags.BoolVar(&opts.keepGoing, "keep-going", false, "collect one shortest violation per invariant and raising function instead of stopping at the first")
+	flags.BoolVar(&opts.liveness, "liveness", false, "also report a livelock: a reachable state from which no run ends with every request finished (needs a complete search)")
+	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to follow a known leak to the crash it causes")
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per checked variant")
 	if err := flags.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
@@ -175,11 +179,27 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 	if depth == 0 {
 		depth = v.scenario.Depth
 	}
-	res := model.Check[spec.State, spec.Action](sp, model.Options{
+	var checked model.Spec[spec.State, spec.Action] = sp
+	if len(opts.only) > 0 {
+		valid := map[string]bool{}
+		var names []string
+		for _, inv := range sp.Invariants() {
+			valid[inv.Name] = true
+			names = append(names, inv.Name)
+		}
+		for _, n := range opts.only {
+			if !valid[n] {
+				return checkReport{}, fmt.Errorf("unknown invariant %q; valid invariants: %s", n, strings.Join(names, ", "))
+			}
+		}
+		checked = model.OnlyInvariants(checked, opts.only)
+	}
+	res := model.Check(checked, model.Options{
 		MaxDepth:  depth,
 		MaxStates: opts.maxStates,
 		Workers:   opts.workers,
 		KeepGoing: opts.keepGoing,
+		Liveness:  opts.liveness,
 	})
 	r := checkReport{
 		Scenario:    v.scenario.Name,
@@ -252,6 +272,12 @@ func reproduceCommand(v variant, opts checkOptions) string {
 	}
 	if opts.keepGoing {
 		parts = append(parts, "--keep-going")
+	}
+	if opts.liveness {
+		parts = append(parts, "--liveness")
+	}
+	for _, n := range opts.only {
+		parts = append(parts, "--invariant", n)
 	}
 	return strings.Join(parts, " ")
 }

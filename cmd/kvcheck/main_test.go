@@ -100,8 +100,9 @@ func TestCheckBadUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"check", "--scenario", "nope"}, "valid scenarios: draft-admission"},
-		{[]string{"check", "--fix", "nope"}, "valid fixes: defer-draft-mirror, joint-admission, mirror-reuse"},
+		{[]string{"check", "--scenario", "nope"}, "valid scenarios: adp-dummy-leak, draft-admission,"},
+		{[]string{"check", "--fix", "nope"}, "valid fixes: clamp-capacity, defer-draft-mirror, free-unpaired-mirror,"},
+		{[]string{"check", "--scenario", "draft-admission", "--invariant", "nope"}, "valid invariants: no-crash-on-refusal,"},
 		{[]string{"check", "--depth", "x"}, "invalid argument"},
 		{[]string{"check", "--depth", "-1"}, "must not be negative"},
 		{[]string{"check", "stray"}, "unexpected argument"},
