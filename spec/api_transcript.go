@@ -29,23 +29,54 @@ func (c *Cache) StopCommitting() bool { return c.Flags&flagStopCommitting != 0 }
 // PoolBlocks is the GPU page count of pool p on every rank.
 func (c *Config) PoolBlocks(p PoolKind) uint8 { return c.poolBlocks(p) }
 
-// HasDraftPool reports whether the configuration has a draft pool at all.
-func (c *Config) HasDraftPool() bool { return c.DraftPool != NoDraftPool }
-
 // RealFunctions names the TensorRT-LLM functions one action of kind k runs,
 // for the legend of a transcript; "" for a kind it does not know.
 func (k ActionKind) RealFunctions() string {
 	switch k {
 	case ActArrive:
-		return "a request joins active_requests (environment)"
+		return "a request joins active_requests"
 	case ActSchedule:
-		return "PyExecutor._prepare_and_schedule_batch: KVCacheV2Scheduler._schedule_loop allocates the target pool"
+		return "_prepare_and_schedule_batch (KVCacheV2Scheduler allocates the target)"
 	case ActPrepareResources:
-		return "ResourceManager.prepare_resources: KVCacheManagerV2._prepare_draft_resources sizes the draft mirror"
+		return "prepare_resources (_prepare_draft_resources sizes the draft mirror)"
 	case ActForward:
-		return "forward and sampling; accept=ID:N is py_num_accepted_draft_tokens, eos=ID an early finish (environment)"
+		return "forward and sampling (accept=ID:N accepted draft tokens, eos=ID early finish)"
 	case ActUpdate:
-		return "_update_v2_context_resources, _handle_responses (free_resources), ResourceManager.update_resources"
+		return "update_context_resources, free_resources of finished requests, update_resources"
+	case ActFetch:
+		return "_fetch_and_activate_new_requests (attention-DP allgather of active-request counts)"
+	case ActCanQueue:
+		return "_can_queue (with attention DP one empty rank vetoes the forward everywhere)"
+	case ActUpdateResources:
+		return "overlap loop: update of the previous batch (batch=previous), or its deferral (batch=deferred)"
+	case ActReceiveKV:
+		return "a disaggregated request's KV transfer completes"
+	case ActHandle:
+		return "pipeline loop: _handle_executed_batch count times at the end of a stage's iteration"
 	}
 	return ""
 }
+
+// RequestFlagNames names the flags set in a Request's Flags, in bit order:
+// "adp-dummy", "skip-gen-revert", "pending-dummy", "inflight".
+func RequestFlagNames(flags uint8) []string {
+	var names []string
+	for _, f := range []struct {
+		bit  uint8
+		name string
+	}{
+		{requestFlagAdpDummy, "adp-dummy"},
+		{requestFlagSkipGenRevert, "skip-gen-revert"},
+		{requestFlagPendingDummy, "pending-dummy"},
+		{requestFlagInflight, "inflight"},
+	} {
+		if flags&f.bit != 0 {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}
+
+// HasPool reports whether rank r has pool p (under pipeline parallelism
+// only the last stage holds the draft pool).
+func (c *Config) HasPool(r uint8, p PoolKind) bool { return c.hasPool(r, p) }

@@ -14,6 +14,7 @@ const (
 	InvNoLeakedCache          = "no-leaked-cache"
 	InvMirrorWithinTargetLife = "mirror-within-target-lifetime"
 	InvIndexSlots             = "index-slots-bounded"
+	InvRanksAgree             = "ranks-agree"
 )
 
 // Invariants returns the named safety properties of reference §7.5 that
@@ -50,7 +51,52 @@ func (sp *Spec) Invariants() []model.Invariant[State] {
 			Doc:   "live caches per manager never exceed its IndexMapper slots (reference I9)",
 			Check: sp.checkIndexSlots,
 		},
+		{
+			Name:  InvRanksAgree,
+			Doc:   "ranks agree on every collective's outcome: expected_num_active_requests and can_queue under attention DP, the handled batches under pipeline parallelism (reference I10)",
+			Check: sp.checkRanksAgree,
+		},
 	}
+}
+
+// checkRanksAgree compares what each rank took from the last collective.
+// Attention-DP ranks run in lockstep, so within an iteration every rank
+// must hold the same expected_num_active_requests and, once _can_queue ran,
+// the same can_queue. A pipeline stage may only handle an executed batch
+// rank 0 has handled, and only in rank 0's order.
+func (sp *Spec) checkRanksAgree(s *State) *model.Failure {
+	if sp.Config.AttentionDP {
+		first := &s.Ranks[0]
+		for r := uint8(1); r < sp.Config.Ranks; r++ {
+			rank := &s.Ranks[r]
+			if rank.ExpectedActive != first.ExpectedActive {
+				return &model.Failure{Message: fmt.Sprintf("rank %d expects %d active requests, rank 0 %d", r, rank.ExpectedActive, first.ExpectedActive)}
+			}
+			if afterCanQueue(rank.Phase) && afterCanQueue(first.Phase) && rank.CanQueue != first.CanQueue {
+				return &model.Failure{Message: fmt.Sprintf("rank %d took can_queue=%v, rank 0 can_queue=%v", r, rank.CanQueue, first.CanQueue)}
+			}
+		}
+	}
+	if sp.Config.Loop == PipelineLoop {
+		for i := 0; i < int(s.PipelineLen); i++ {
+			it := &s.Pipeline[i]
+			if it.Handled != 0 && it.Handled&1 == 0 {
+				return &model.Failure{Message: fmt.Sprintf("pipeline iteration %d was handled by ranks %s before rank 0", i, rankSet(it.Handled))}
+			}
+			for j := 0; j < i; j++ {
+				if older := &s.Pipeline[j]; older.Batch.Count > 0 && it.Handled&^older.Handled != 0 {
+					return &model.Failure{Message: fmt.Sprintf("ranks %s handled pipeline iteration %d before iteration %d", rankSet(it.Handled&^older.Handled), i, j)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// afterCanQueue reports whether a rank in phase p has taken this
+// iteration's _can_queue decision.
+func afterCanQueue(p Phase) bool {
+	return p == PhaseQueued || p == PhasePrepared || p == PhaseForwarded
 }
 
 func (sp *Spec) checkNoCrash(s *State) *model.Failure {

@@ -306,3 +306,24 @@ func (sp *Spec) ParseAction(line string) (Action, error) {
 	}
 	return a, nil
 }
+
+// Locality says which ranks an action touches: a rank-local action (the
+// rank returned, collective false) changes only that rank's state, so
+// rank-local actions of different ranks between two collectives commute;
+// a collective (fetch, attention-DP can-queue) and the environment's
+// arrivals touch several ranks. The checker can use this for rank-aware
+// reduction. Pipeline actions also read or write the shared iteration
+// record, which orders them by its own rules (a stage runs a micro-batch
+// after the previous stage), so they report collective.
+func (sp *Spec) Locality(a Action) (rank uint8, collective bool) {
+	switch a.Kind {
+	case ActFetch, ActArrive:
+		return 0, true
+	case ActCanQueue:
+		return a.Rank, a.Collective
+	}
+	if sp.Config.Loop == PipelineLoop {
+		return a.Rank, true
+	}
+	return a.Rank, false
+}
