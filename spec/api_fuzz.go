@@ -59,18 +59,20 @@ func IdentityRenumbering() Renumbering {
 }
 
 // Renumber returns a with its request IDs and rank renamed by m, and false
-// when the action concerns only what m drops (the arrival of a dropped
-// request, any phase of a dropped rank). A forward keeps the choices of the
+// when the action concerns only what m drops (the arrival or KV receipt of
+// a dropped request, any phase of a dropped rank; a collective action stays). A forward keeps the choices of the
 // requests that remain. It knows every field of Action that names a request
 // or a rank; a new such field must be renamed here too.
 func (a Action) Renumber(m *Renumbering) (Action, bool) {
-	if a.Kind == ActArrive {
+	if a.Kind == ActArrive || a.Kind == ActReceiveKV {
 		id := m.ID[a.ID]
 		if id == Dropped {
 			return a, false
 		}
 		a.ID = id
-		return a, true
+	}
+	if a.Kind == ActArrive || a.Collective {
+		return a, true // every rank's action: no rank to rename
 	}
 	rank := m.Rank[a.Rank]
 	if rank == Dropped {

@@ -217,6 +217,13 @@ type Config struct {
 	// allocated with no draft tokens and padded to max_draft_len before the
 	// forward. Off, the placeholder drafts exist at allocation.
 	PadDraftAfterAllocation bool
+	// LastStageTargetBlocks is the target pool of the last pipeline stage
+	// when it differs from the others (0: the same). The last stage splits
+	// its KV budget with the MTP layers' draft pool; whether the
+	// allreduce-MIN of the token capacity equalizes the pools' pages across
+	// stages is not settled by the code read (reference §2.1), so it is a
+	// switch.
+	LastStageTargetBlocks uint8
 	// Requests are the requests that arrive, in arrival order.
 	Requests []RequestTemplate
 }
@@ -293,17 +300,23 @@ func (c *Config) blocksFor(tokens uint8) uint8 {
 	return uint8((int(tokens) + tpb - 1) / tpb)
 }
 
-// hasPool reports whether rank r has pool p: under pipeline parallelism
-// the draft (MTP) layers and their pool live on the last stage only
-// (get_pp_layers appends the spec layers there).
+// hasPool reports whether rank r has pool p. Under pipeline parallelism
+// the MTP layers live on the last stage (get_pp_layers appends the spec
+// layers there), but the draft KV cache manager is built on every rank,
+// with a one-layer placeholder pool where a stage has no draft layer, and
+// all the draft bookkeeping runs against it (py_executor / _util.py, see
+// research notes); kvcheck gives every stage the same draft pool.
 func (c *Config) hasPool(r uint8, p PoolKind) bool {
-	if p == Target {
-		return true
+	return p == Target || c.DraftPool != NoDraftPool
+}
+
+// poolBlocksOn is the GPU page count of pool p on rank r: the last
+// pipeline stage may have a different target pool (LastStageTargetBlocks).
+func (c *Config) poolBlocksOn(r uint8, p PoolKind) uint8 {
+	if p == Target && c.Loop == PipelineLoop && r == c.Ranks-1 && c.LastStageTargetBlocks != 0 {
+		return c.LastStageTargetBlocks
 	}
-	if c.DraftPool == NoDraftPool {
-		return false
-	}
-	return c.Loop != PipelineLoop || r == c.Ranks-1
+	return c.poolBlocks(p)
 }
 
 // poolBlocks is the GPU page count of pool p.

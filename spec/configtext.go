@@ -84,6 +84,7 @@ var configFields = []configField{
 	boolField("kv_cache_transceiver", "disaggregated serving (a KV cache transceiver exists)", func(c *Config) *bool { return &c.KVTransceiver }),
 	boolField("enable_adp_dummy_fixes", "_enable_adp_dummy_fixes", func(c *Config) *bool { return &c.AdpDummyFixes }),
 	boolField("pad_draft_after_allocation", "MTP pads py_draft_tokens after try_allocate_generation", func(c *Config) *bool { return &c.PadDraftAfterAllocation }),
+	uint8Field("last_stage_target_blocks", "target pages of the last pipeline stage (0 = target_blocks)", func(c *Config) *uint8 { return &c.LastStageTargetBlocks }),
 }
 
 // FormatConfig renders cfg as text that ParseConfig reads back: one

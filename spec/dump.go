@@ -132,7 +132,7 @@ func (v rankView) describeRequest(id uint8) string {
 // describePool renders a pool's page accounting.
 func (v rankView) describePool(p PoolKind) string {
 	pool := v.pool(p)
-	line := fmt.Sprintf("%s pool: %d/%d free, %d slots used", p, pool.Free, v.cfg.poolBlocks(p), v.liveCaches(p))
+	line := fmt.Sprintf("%s pool: %d/%d free, %d slots used", p, pool.Free, v.cfg.poolBlocksOn(v.r, p), v.liveCaches(p))
 	var tree []string
 	for f, n := range pool.Tree {
 		if n > 0 {

@@ -8,19 +8,15 @@ package spec
 // model the other loops with the same building blocks.
 
 // arrive is the request fetch at the start of _prepare_and_schedule_batch:
-// the next request template joins active_requests on its rank (on every
-// stage under pipeline parallelism) as a new incarnation, in CONTEXT_INIT,
-// or in DISAGG_GENERATION_INIT for a disaggregated-generation request.
+// the next request template joins active_requests on its rank as a new
+// incarnation, in CONTEXT_INIT, or in DISAGG_GENERATION_INIT for a
+// disaggregated-generation request. Under pipeline parallelism it arrives
+// at rank 0; a later stage activates it when it reaches the iteration rank
+// 0 was in (PipelineIteration.Arrived).
 func (sp *Spec) arrive(s *State) {
 	id := s.Arrived + 1
-	t := sp.Config.template(id)
 	s.Arrived++
-	for r := uint8(0); r < sp.Config.Ranks; r++ {
-		if r != t.Rank && sp.Config.Loop != PipelineLoop {
-			continue
-		}
-		sp.activate(&s.Ranks[r], id)
-	}
+	sp.activate(&s.Ranks[sp.Config.template(id).Rank], id)
 }
 
 // activate makes request id a new incarnation in active_requests of rank.

@@ -51,3 +51,72 @@ func TestAdmitMirrorGateIsBackPressure(t *testing.T) {
 		t.Fatal("v1.3.0rc25 with a 75% gate: no violation")
 	}
 }
+
+// checkNoCrashOnly runs the checker with only no-crash-on-refusal, so a
+// search can go past a leak to the crash it causes.
+func checkNoCrashOnly(t *testing.T, cfg Config, fixes Fixes) model.Result[Action] {
+	t.Helper()
+	sp, err := New(cfg, fixes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model.Check[State, Action](model.OnlyInvariants[State, Action](sp, []string{InvNoCrash}), model.Options{Workers: 1, KeepGoing: true})
+}
+
+// TestAdpLeakEndsInTheReportedCrash: past the leak, seed 003's deferred
+// update raises in the draft pool's update_resources under the dummy ID;
+// skip-dummy-update avoids that raise although the leak stays.
+func TestAdpLeakEndsInTheReportedCrash(t *testing.T) {
+	res := checkNoCrashOnly(t, adpDummyLeak.Config, 0)
+	want := "rank 1 draft pool request 0: update_resources raised ValueError: History length cannot exceed capacity"
+	if len(res.Violations) != 1 || res.Violations[0].Message != want || len(res.Violations[0].Trace) != 28 {
+		t.Fatalf("violations %v, want only %q in 28 steps", res.Violations, want)
+	}
+	if res := checkNoCrashOnly(t, adpDummyLeak.Config, Fixes(0).With(FixSkipDummyUpdate)); len(res.Violations) != 0 || !res.Complete {
+		t.Fatalf("skip-dummy-update: complete %v, violations %v", res.Complete, res.Violations)
+	}
+}
+
+// TestPipelineFindings keeps the README's pipeline findings true: with
+// equal stage pools the spec finds no path to a crash; with a smaller last
+// stage every crash is on the last stage; padding drafts after allocation
+// would make rank 0 raise first.
+func TestPipelineFindings(t *testing.T) {
+	equal := ppHistoryCapacity.Config
+	equal.LastStageTargetBlocks = 0
+	if res := checkNoCrashOnly(t, equal, 0); len(res.Violations) != 0 || !res.Complete {
+		t.Fatalf("equal pools: complete %v, violations %v", res.Complete, res.Violations)
+	}
+	for _, sc := range []*Scenario{&ppHistoryCapacity, &ppStageDivergence} {
+		res := checkNoCrashOnly(t, sc.Config, 0)
+		if len(res.Violations) == 0 {
+			t.Fatalf("%s: no violation", sc.Name)
+		}
+		for _, v := range res.Violations {
+			states, err := model.Replay[State, Action](model.OnlyInvariants[State, Action](mustSpec(t, sc.Config), []string{InvNoCrash}), v.Trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := states[len(states)-1]
+			if v.Invariant == InvNoCrash && last.Crash.Rank != 1 {
+				t.Fatalf("%s: a crash on rank %d: %s", sc.Name, last.Crash.Rank, v.Message)
+			}
+		}
+	}
+	padded := equal
+	padded.PadDraftAfterAllocation = true
+	res := checkNoCrashOnly(t, padded, 0)
+	want := "rank 0 target pool request 1: update_resources raised ValueError: History length cannot exceed capacity"
+	if len(res.Violations) == 0 || res.Violations[0].Message != want {
+		t.Fatalf("padding after allocation: %v, want first %q", res.Violations, want)
+	}
+}
+
+func mustSpec(t *testing.T, cfg Config) *Spec {
+	t.Helper()
+	sp, err := New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}

@@ -41,6 +41,13 @@ const (
 	// FixClampCapacity is the other half of PR #19120: update_resources
 	// clamps new_capacity to at least history_length before the resize.
 	FixClampCapacity
+	// FixEqualStagePools makes every pipeline stage's target pool as small
+	// as the smallest stage's (the allreduce-MIN of KV capacity the
+	// executor means to apply "so the scheduler produces identical
+	// batches"), so every stage's local scheduler makes rank 0's decisions.
+	// It changes the KV budget split (KvCacheCreator), so it is applied to
+	// the configuration when the spec is made.
+	FixEqualStagePools
 	numFixes
 )
 
@@ -52,6 +59,7 @@ var fixNames = [numFixes]string{
 	FixSkipDummyUpdate:    "skip-dummy-update",
 	FixRecordDraftLens:    "record-draft-lens",
 	FixClampCapacity:      "clamp-capacity",
+	FixEqualStagePools:    "equal-stage-pools",
 }
 
 var fixDocs = [numFixes]string{
@@ -62,6 +70,7 @@ var fixDocs = [numFixes]string{
 	FixSkipDummyUpdate:    "seed 003's extra guard: update_resources skips dummy requests",
 	FixRecordDraftLens:    "PR #19120: _prepare_draft_resources records _allocated_draft_lens for an unpaired mirror",
 	FixClampCapacity:      "PR #19120: update_resources clamps new_capacity to at least history_length",
+	FixEqualStagePools:    "every pipeline stage's target pool sized like the smallest (the MIN of KV capacity across stages)",
 }
 
 func (f Fix) String() string { return fixNames[f] }

@@ -48,7 +48,7 @@ var GoalPrefixSharing = GoalDef{
 					sum += int(sp.Config.blocksFor(c.Capacity))
 				}
 			}
-			used := int(sp.Config.TargetBlocks) - int(v.pool(Target).Free) - v.droppableBlocks(Target)
+			used := int(sp.Config.poolBlocksOn(r, Target)) - int(v.pool(Target).Free) - v.droppableBlocks(Target)
 			if used < sum {
 				return true
 			}

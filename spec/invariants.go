@@ -167,7 +167,7 @@ func (sp *Spec) checkPoolConservation(s *State) *model.Failure {
 				}
 				total += blocks - int(c.Shared) - int(c.Offloaded)
 			}
-			if want := int(sp.Config.poolBlocks(p)); total != want {
+			if want := int(sp.Config.poolBlocksOn(r, p)); total != want {
 				return &model.Failure{Message: fmt.Sprintf("rank %d %s pool: free %d + held + tree blocks = %d, pool has %d",
 					r, p, pool.Free, total, want)}
 			}

@@ -1,14 +1,20 @@
 package spec
 
 // This file models PyExecutor._executor_loop_pp (py_executor.py at
-// 0004396 / 2829508, reference §4.5). Ranks are pipeline stages. Rank 0
-// schedules each micro-batch and propagates it down the chain; every other
-// stage also runs its own scheduler locally ("scheduler may change llm
-// requests' state"), which allocates on its own pools for whatever it
-// picks, and then runs rank 0's batch. The last stage hosts the MTP layer
-// and its draft pool, and samples. Rank 0 decides how many executed batches
-// to handle at the end of an iteration and every stage handles the same
-// number, in the same order (_handle_executed_batch).
+// 2829508, reference §4.5, research notes pp-answers). Ranks are pipeline
+// stages. Rank 0 schedules each micro-batch and sends down the chain only
+// request-ID lists (SerializableSchedulerOutput: context requests still
+// chunking, last-chunk context requests, generation requests); every other
+// stage rebuilds the batch from its own LlmRequest objects, and also runs
+// its own scheduler every iteration ("scheduler may change llm requests'
+// state"), which allocates on its own pools for whatever it picks and
+// writes its own objects' context_chunk_size: the forward and
+// move_to_next_context_chunk use that local chunk size. Nothing but the
+// disaggregated gen-init result is reconciled. The last stage samples. Rank
+// 0 handles every executed batch whose sample state came back (waiting for
+// one when any is outstanding), and every stage handles the same number,
+// in the same order (_handle_executed_batch). The placeholder-draft step of
+// _prepare_and_schedule_batch does not run in this loop.
 //
 // Each stage therefore runs the same sequence of iterations; the state
 // keeps the iterations not yet finished by every stage in State.Pipeline
@@ -26,7 +32,6 @@ func (sp *Spec) pipelineStart(s *State) {
 	it := &s.Pipeline[s.PipelineLen]
 	*it = PipelineIteration{Arrived: s.Arrived}
 	s.PipelineLen++
-	v.setPlaceholderDrafts()
 	v.scheduleRequest(sp.Fixes)
 	if s.Crash.Happened {
 		return
@@ -36,10 +41,11 @@ func (sp *Spec) pipelineStart(s *State) {
 }
 
 // pipelineFollow is a later stage's iteration: activate the requests rank 0
-// had seen, run the local scheduler (its allocations stay; its batch is
-// dropped), adopt rank 0's micro-batch, then prepare_resources and the
-// forward. The last stage samples: the action carries the environment's
-// choices.
+// had seen, run the local scheduler (its allocations and chunk sizes stay;
+// its batch is dropped), rebuild rank 0's micro-batch from the local
+// objects (to_scheduler_result: rank 0's IDs and last-chunk classification,
+// the local context_chunk_size), then prepare_resources and the forward.
+// The last stage samples: the action carries the environment's choices.
 func (sp *Spec) pipelineFollow(s *State, a *Action) {
 	r := a.Rank
 	v := sp.view(s, r)
@@ -49,12 +55,17 @@ func (sp *Spec) pipelineFollow(s *State, a *Action) {
 			sp.activate(v.rank, id)
 		}
 	}
-	v.setPlaceholderDrafts()
 	v.scheduleRequest(sp.Fixes)
 	if s.Crash.Happened {
 		return
 	}
 	v.rank.Batch = it.Batch
+	b := &v.rank.Batch
+	for i := 0; i < int(b.Count); i++ {
+		if e := &b.Entries[i]; e.Kind == ContextChunk {
+			e.Chunk = v.request(e.ID).ChunkSize
+		}
+	}
 	sp.pipelineForward(s, r, a)
 }
 
@@ -77,8 +88,7 @@ func (sp *Spec) pipelineForward(s *State, r uint8, a *Action) {
 		return
 	}
 	if sp.Config.isLastStage(r) && a != nil {
-		v.recordSample(b, a)
-		it.Batch = *b
+		v.recordSample(&it.Batch, a)
 	}
 	v.updateRequestStates(b)
 	it.Forwarded |= 1 << r
@@ -86,23 +96,23 @@ func (sp *Spec) pipelineForward(s *State, r uint8, a *Action) {
 	v.rank.Phase = PhaseForwarded
 }
 
-// handleableBatches is how many executed batches rank 0 may handle now: the
-// oldest not yet handled by it, in order, whose sample state came back from
-// the last stage.
-func (sp *Spec) handleableBatches(s *State) int {
-	n := 0
-	last := uint8(1) << (sp.Config.Ranks - 1)
-	for i := 0; i < int(s.PipelineLen); i++ {
-		it := &s.Pipeline[i]
-		if it.Batch.Count == 0 || it.Handled&1 != 0 {
-			continue
-		}
-		if it.Forwarded&last == 0 {
-			break
-		}
-		n++
+// rank0HandleCount is Stage 2 and 3 of _executor_loop_pp on rank 0 in
+// the default synchronous relay: at the end of iteration i rank 0 blocks on
+// the sample state of the micro-batch of iteration i-(P-1)
+// (_ring_broadcast_sample_state) and then handles its response queue,
+// which holds exactly that batch. It returns the count and whether rank 0
+// can go on (false: the last stage has not sampled that batch yet).
+func (sp *Spec) rank0HandleCount(s *State) (uint8, bool) {
+	t := int(s.Ranks[0].PipelinePos) - (int(sp.Config.Ranks) - 1)
+	if t < 0 {
+		return 0, true
 	}
-	return n
+	it := &s.Pipeline[t]
+	if it.Batch.Count == 0 || it.Handled&1 != 0 {
+		return 0, true
+	}
+	last := uint8(1) << (sp.Config.Ranks - 1)
+	return 1, it.Forwarded&last != 0
 }
 
 // pipelineHandle ends stage r's iteration: _handle_executed_batch on the
@@ -135,7 +145,9 @@ func (sp *Spec) pipelineHandle(s *State, a *Action) {
 			return
 		}
 		for j := 0; j < int(b.Count); j++ {
-			v.request(b.Entries[j].ID).Flags &^= requestFlagInflight
+			if e := &b.Entries[j]; e.Kind == GenerationStep || e.Last {
+				v.request(e.ID).Flags &^= requestFlagInflight
+			}
 		}
 		it.Handled |= 1 << r
 		left--
@@ -193,15 +205,9 @@ func (sp *Spec) pipelineActions(s *State, out []Action) []Action {
 			}
 		case PhaseForwarded:
 			if r == 0 {
-				// With every micro-batch slot taken rank 0 cannot schedule
-				// again before it handles one, so it waits for the oldest
-				// sample state instead of handling none.
-				least := 0
-				if s.PipelineLen == stages {
-					least = 1
-				}
-				for n := least; n <= sp.handleableBatches(s); n++ {
-					out = append(out, Action{Kind: ActHandle, Rank: 0, Count: uint8(n)})
+				count, ready := sp.rank0HandleCount(s)
+				if ready {
+					out = append(out, Action{Kind: ActHandle, Rank: 0, Count: count})
 				}
 				continue
 			}

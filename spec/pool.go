@@ -147,7 +147,7 @@ func (v rankView) allocatePages(p PoolKind, n int, except uint8) bool {
 // max_util_for_resume (the resume gate): pages held by caches or referenced
 // tree blocks over all pages.
 func (v rankView) utilizationAbove(p PoolKind) bool {
-	total := int(v.cfg.poolBlocks(p))
+	total := int(v.cfg.poolBlocksOn(v.r, p))
 	used := total - int(v.pool(p).Free) - v.droppableBlocks(p)
 	return used*100 > int(v.cfg.ResumeGatePercent)*total
 }

@@ -43,7 +43,9 @@ func (v rankView) updateRequestStates(b *Batch) {
 		}
 		r.Position += e.Chunk
 		r.DraftPosition += e.Chunk
+		r.ChunkSize = 0
 		if r.Position >= r.Prompt {
+			r.Position = r.Prompt
 			r.State = GenerationInProgress
 		}
 	}

@@ -157,42 +157,61 @@ var adpDummyLeak = Scenario{
 
 // ppHistoryCapacity is seed 001_86d4d0351271a359 scaled down: two pipeline
 // stages, block reuse off, chunked prefill of prompts four chunks long, MTP
-// max_draft_len 1 with its unpaired draft pool on the last stage.
+// max_draft_len 1 with an unpaired draft pool. The last stage, which also
+// holds the MTP layer and its draft pool, gets one target page fewer than
+// stage 0 (LastStageTargetBlocks): with equal pools the spec finds no path
+// to the crash, because every stage's local scheduler then makes rank 0's
+// decisions (see README).
 var ppHistoryCapacity = Scenario{
 	Name:   "pp-history-capacity",
-	Doc:    "pipeline parallel with MTP on the last stage: update_resources raises History length cannot exceed capacity",
+	Doc:    "pipeline parallel, MTP on the last stage: a later stage runs rank 0's batch with its own scheduler's allocations; update_resources raises History length cannot exceed capacity",
 	Report: "seed 001_86d4d0351271a359, TensorRT-LLM #18661",
 	Config: Config{
-		TokensPerBlock:     4,
-		MaxDraftLen:        1,
-		ReserveDraftTokens: 1,
-		MaxBatchSize:       2,
-		MaxNumTokens:       4,
-		ChunkedPrefill:     true,
-		ChunkUnitSize:      4,
-		TargetBlocks:       10,
-		DraftBlocks:        10,
-		TargetIndexSlots:   3,
-		DraftIndexSlots:    3,
-		ResumeGatePercent:  100,
-		RecomputePause:     true,
-		DraftPool:          UnpairedDraftPool,
-		Version:            VersionRC25,
-		Ranks:              2,
-		Loop:               PipelineLoop,
+		TokensPerBlock:        4,
+		MaxDraftLen:           1,
+		ReserveDraftTokens:    1,
+		MaxBatchSize:          3,
+		MaxNumTokens:          8,
+		ChunkedPrefill:        true,
+		ChunkUnitSize:         4,
+		TargetBlocks:          10,
+		LastStageTargetBlocks: 9,
+		DraftBlocks:           10,
+		TargetIndexSlots:      3,
+		DraftIndexSlots:       3,
+		ResumeGatePercent:     100,
+		RecomputePause:        true,
+		DraftPool:             UnpairedDraftPool,
+		Version:               VersionRC25,
+		Ranks:                 2,
+		Loop:                  PipelineLoop,
 		Requests: []RequestTemplate{
 			{PromptLen: 16, MaxNewTokens: 4, Family: NoFamily},
 			{PromptLen: 16, MaxNewTokens: 4, Family: NoFamily},
 		},
 	},
 	Goals:   []GoalDef{GoalAllFinished},
-	FixSets: [][]Fix{{FixRecordDraftLens, FixClampCapacity}},
+	FixSets: [][]Fix{{FixRecordDraftLens, FixClampCapacity}, {FixClampCapacity}, {FixEqualStagePools}},
 	Depth:   200,
 }
 
+// ppStageDivergence is pp-history-capacity with a third request: the later
+// stage's local scheduler now also takes a different context chunk than
+// rank 0, so it runs rank 0's micro-batch with its own (stale) chunk size.
+// PR #19120's fixes do not close what follows; equal stage pools do.
+var ppStageDivergence = func() Scenario {
+	sc := ppHistoryCapacity
+	sc.Name = "pp-stage-divergence"
+	sc.Doc = "pipeline stages whose local schedulers diverge from rank 0: a stale chunk size raises in update_context_resources, or the stages disagree on a request's progress"
+	sc.Report = "kvcheck finding on seed 001's configuration with one more request"
+	sc.Config.Requests = append(append([]RequestTemplate(nil), sc.Config.Requests...), sc.Config.Requests[0])
+	sc.FixSets = [][]Fix{{FixRecordDraftLens, FixClampCapacity}, {FixEqualStagePools}}
+	return sc
+}()
+
 // builtinScenarios lists every built-in scenario in the order `kvcheck
 // check` runs them.
-var builtinScenarios = []*Scenario{&draftAdmission, &draftAdmissionResume, &draftViewLag, &adpDummyLeak, &ppHistoryCapacity}
+var builtinScenarios = []*Scenario{&draftAdmission, &draftAdmissionResume, &draftViewLag, &adpDummyLeak, &ppHistoryCapacity, &ppStageDivergence}
 
 // Scenarios returns the built-in scenarios.
 func Scenarios() []*Scenario { return builtinScenarios }

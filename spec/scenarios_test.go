@@ -17,20 +17,31 @@ var scenarioPins = []struct {
 	states      int
 	transitions int
 	complete    bool
+	invariant   string
 	steps       int
 	message     string
 }{
-	{"draft-admission", nil, 97, 103, false, 17, "rank 0 draft pool request 3: _prepare_draft_resources raised RuntimeError: Draft KV cache context resize failed for request 3: could not resize to 12 tokens"},
-	{"draft-admission", []Fix{FixJointAdmission}, 671, 872, true, 0, ""},
-	{"draft-admission", []Fix{FixDeferDraftMirror}, 695, 896, true, 0, ""},
-	{"draft-admission", []Fix{FixMirrorReuse}, 693, 908, true, 0, ""},
-	{"draft-admission-resume", nil, 97, 103, false, 17, "rank 0 draft pool request 3: _prepare_draft_resources raised RuntimeError: Failed to resume draft KV cache for request 3"},
-	{"draft-admission-resume", []Fix{FixJointAdmission}, 671, 872, true, 0, ""},
-	{"draft-admission-resume", []Fix{FixDeferDraftMirror}, 695, 896, true, 0, ""},
-	{"draft-admission-resume", []Fix{FixMirrorReuse}, 693, 908, true, 0, ""},
-	{"draft-view-lag", nil, 131, 139, false, 18, "rank 0 draft pool request 2: update_resources raised ValueError: History length cannot exceed capacity"},
-	{"draft-view-lag", []Fix{FixDeferDraftMirror}, 683, 884, true, 0, ""},
-	{"draft-view-lag", []Fix{FixJointAdmission}, 131, 139, false, 18, "rank 0 draft pool request 2: update_resources raised ValueError: History length cannot exceed capacity"},
+	{"draft-admission", nil, 97, 103, false, InvNoCrash, 17, "rank 0 draft pool request 3: _prepare_draft_resources raised RuntimeError: Draft KV cache context resize failed for request 3: could not resize to 12 tokens"},
+	{"draft-admission", []Fix{FixJointAdmission}, 671, 872, true, "", 0, ""},
+	{"draft-admission", []Fix{FixDeferDraftMirror}, 695, 896, true, "", 0, ""},
+	{"draft-admission", []Fix{FixMirrorReuse}, 693, 908, true, "", 0, ""},
+	{"draft-admission-resume", nil, 97, 103, false, InvNoCrash, 17, "rank 0 draft pool request 3: _prepare_draft_resources raised RuntimeError: Failed to resume draft KV cache for request 3"},
+	{"draft-admission-resume", []Fix{FixJointAdmission}, 671, 872, true, "", 0, ""},
+	{"draft-admission-resume", []Fix{FixDeferDraftMirror}, 695, 896, true, "", 0, ""},
+	{"draft-admission-resume", []Fix{FixMirrorReuse}, 693, 908, true, "", 0, ""},
+	{"draft-view-lag", nil, 131, 139, false, InvNoCrash, 18, "rank 0 draft pool request 2: update_resources raised ValueError: History length cannot exceed capacity"},
+	{"draft-view-lag", []Fix{FixDeferDraftMirror}, 683, 884, true, "", 0, ""},
+	{"draft-view-lag", []Fix{FixJointAdmission}, 131, 139, false, InvNoCrash, 18, "rank 0 draft pool request 2: update_resources raised ValueError: History length cannot exceed capacity"},
+	{"adp-dummy-leak", nil, 23, 25, false, InvNoLeakedCache, 7, "rank 1 draft pool holds a cache under request ID 0 (incarnation 1, capacity 0) but no live request"},
+	{"adp-dummy-leak", []Fix{FixFreeUnpairedMirror}, 6097, 10310, true, "", 0, ""},
+	{"adp-dummy-leak", []Fix{FixSkipDummyUpdate}, 23, 25, false, InvNoLeakedCache, 7, "rank 1 draft pool holds a cache under request ID 0 (incarnation 1, capacity 0) but no live request"},
+	{"pp-history-capacity", nil, 908, 1298, false, InvNoCrash, 42, "rank 1 target pool request 2: update_resources raised ValueError: History length cannot exceed capacity"},
+	{"pp-history-capacity", []Fix{FixRecordDraftLens, FixClampCapacity}, 1213, 1779, true, "", 0, ""},
+	{"pp-history-capacity", []Fix{FixClampCapacity}, 1213, 1779, true, "", 0, ""},
+	{"pp-history-capacity", []Fix{FixEqualStagePools}, 961, 1422, true, "", 0, ""},
+	{"pp-stage-divergence", nil, 270, 398, false, InvMirrorWithinTargetLife, 21, "rank 1 draft pool holds a mirror for request 3 (incarnation 1) whose target cache is gone"},
+	{"pp-stage-divergence", []Fix{FixRecordDraftLens, FixClampCapacity}, 270, 398, false, InvMirrorWithinTargetLife, 21, "rank 1 draft pool holds a mirror for request 3 (incarnation 1) whose target cache is gone"},
+	{"pp-stage-divergence", []Fix{FixEqualStagePools}, 5418, 8186, true, "", 0, ""},
 }
 
 func fixSet(fixes []Fix) Fixes {
@@ -73,15 +84,17 @@ func TestScenarioPins(t *testing.T) {
 				t.Fatalf("no violation; want %q", pin.message)
 			}
 			v := res.Violations[0]
-			if v.Invariant != InvNoCrash || v.Message != pin.message || len(v.Trace) != pin.steps {
-				t.Fatalf("violation %s %q in %d steps; want %s %q in %d", v.Invariant, v.Message, len(v.Trace), InvNoCrash, pin.message, pin.steps)
+			if v.Invariant != pin.invariant || v.Message != pin.message || len(v.Trace) != pin.steps {
+				t.Fatalf("violation %s %q in %d steps; want %s %q in %d", v.Invariant, v.Message, len(v.Trace), pin.invariant, pin.message, pin.steps)
 			}
 			states, err := model.Replay[State, Action](sp, v.Trace)
 			if err != nil {
 				t.Fatalf("the counterexample does not replay: %v", err)
 			}
-			if last := states[len(states)-1]; !last.Crash.Happened || last.Crash.Describe() != pin.message {
-				t.Fatalf("replayed crash %q, want %q", last.Crash.Describe(), pin.message)
+			last := states[len(states)-1]
+			failures := model.CheckState[State, Action](sp, &last)
+			if len(failures) == 0 || failures[0].Invariant != pin.invariant || failures[0].Message != pin.message {
+				t.Fatalf("replayed state fails %v, want %s: %q", failures, pin.invariant, pin.message)
 			}
 		})
 	}

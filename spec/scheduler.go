@@ -227,6 +227,13 @@ func (v rankView) isStartedRequest(id uint8) bool {
 	return (r.State == ContextInit && !v.isFirstContextChunk(id)) || r.State == GenerationInProgress
 }
 
+// isVictimCandidate is what _is_evictable and _is_recompute_pause_candidate
+// share: a started request that is not in inflight_request_ids (a request
+// whose batch is still in the pipeline is never a victim).
+func (v rankView) isVictimCandidate(id uint8) bool {
+	return v.request(id).Flags&requestFlagInflight == 0 && v.isStartedRequest(id)
+}
+
 // tryEvictForGeneration is _try_evict_for_gen: suspend started, ACTIVE
 // victims from the tail of the pass (each shortens the pass) and retry.
 // It runs whatever the tiers; with GPU as the last tier the suspend frees
@@ -236,7 +243,7 @@ func (v rankView) tryEvictForGeneration(p *schedulerPass, it int, id uint8, fixe
 		victim := -1
 		for i := p.end - 1; i > it; i-- {
 			cand := p.order[i]
-			if v.isStartedRequest(cand) && v.cache(Target, cand).Status == Active {
+			if v.isVictimCandidate(cand) && v.cache(Target, cand).Status == Active {
 				victim = i
 				break
 			}
@@ -274,7 +281,7 @@ func (v rankView) tryRecomputePauseForGeneration(p *schedulerPass, it int, id ui
 			if p.recomputePaused[cand] {
 				continue
 			}
-			if (v.cfg.HostTier || !p.evicted[cand]) && v.isStartedRequest(cand) {
+			if (v.cfg.HostTier || !p.evicted[cand]) && v.isVictimCandidate(cand) {
 				victim = i
 				break
 			}
@@ -325,7 +332,7 @@ func (v rankView) suspendRequest(id uint8) {
 // makes every token so far the new prompt, back in CONTEXT_INIT.
 func (v rankView) pauseRequest(id uint8) {
 	r := v.request(id)
-	if r.State == GenerationInProgress {
+	if r.State == GenerationInProgress && r.NumTokens > r.Prompt {
 		r.Prompt = r.NumTokens
 	}
 	r.State = ContextInit
@@ -402,6 +409,9 @@ func (v rankView) tryScheduleContextChunk(p *schedulerPass, id uint8, fixes Fixe
 	}
 	budgetChunk := chunk
 	chunk = min(chunk, contextRemaining)
+	if v.cfg.Loop == PipelineLoop {
+		r.ChunkSize = uint8(chunk)
+	}
 	last := int(r.Position)+chunk == int(r.Prompt)
 	tokens, resize := budgetChunk, chunk
 	if last {
@@ -523,7 +533,7 @@ func (v rankView) preemptForPages(p *schedulerPass, id uint8) bool {
 		if victim == id || v.inBatch(victim) || p.recomputePaused[victim] {
 			continue
 		}
-		if !v.isStartedRequest(victim) || v.cache(Target, victim).Status != Active {
+		if !v.isVictimCandidate(victim) || v.cache(Target, victim).Status != Active {
 			continue
 		}
 		v.freeResources(victim)

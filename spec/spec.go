@@ -25,6 +25,11 @@ func New(cfg Config, fixes Fixes) (*Spec, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if fixes.Has(FixEqualStagePools) && cfg.LastStageTargetBlocks != 0 {
+		cfg.Requests = append([]RequestTemplate(nil), cfg.Requests...)
+		cfg.TargetBlocks = min(cfg.TargetBlocks, cfg.LastStageTargetBlocks)
+		cfg.LastStageTargetBlocks = 0
+	}
 	return &Spec{Config: cfg, Fixes: fixes}, nil
 }
 
@@ -34,7 +39,7 @@ func (sp *Spec) Initial() State {
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		for p := Target; p < numPools; p++ {
 			if sp.Config.hasPool(r, p) {
-				s.Ranks[r].Pools[p].Free = sp.Config.poolBlocks(p)
+				s.Ranks[r].Pools[p].Free = sp.Config.poolBlocksOn(r, p)
 			}
 		}
 	}

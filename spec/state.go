@@ -112,6 +112,11 @@ type Request struct {
 	Accepted uint8
 	// PreResizeCapacity is py_ctx_pre_resize_cap + 1 (0 = unset).
 	PreResizeCapacity uint8
+	// ChunkSize is the object's context_chunk_size as the scheduler last
+	// wrote it (recorded under pipeline parallelism only, where later
+	// stages run rank 0's batch with their own objects' chunk sizes);
+	// moveToNextContextChunk resets it to 0.
+	ChunkSize uint8
 	// Flags holds requestFlag* bits.
 	Flags uint8
 }

@@ -26,6 +26,8 @@ type checkOptions struct {
 	liveness  bool
 	only      []string
 	json      bool
+	out       string // --out DIR: write each counterexample as a transcript (check_out.go)
+	rewrite   bool   // --rewrite: let --out replace existing transcripts
 }
 
 // variant is one scenario checked under one set of fixes.
@@ -83,6 +85,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.liveness, "liveness", false, "also report a livelock: a reachable state from which no run ends with every request finished (needs a complete search)")
 	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to follow a known leak to the crash it causes")
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per checked variant")
+	flags.StringVar(&opts.out, "out", "", "write each counterexample (and each fix replaying it) as a transcript in this directory and print its path")
+	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
 	if err := flags.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
@@ -120,6 +124,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if !opts.json {
 		printTable(stdout, reports)
 		printViolations(stdout, reports)
+	}
+	if opts.out != "" {
+		if code := writeTranscripts(opts.out, opts.rewrite, variants, reports, opts, stdout, stderr); code != exitOK {
+			return code
+		}
 	}
 	return status
 }

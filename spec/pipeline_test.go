@@ -1,0 +1,115 @@
+package spec
+
+import "testing"
+
+// ppFixture returns the pp-history-capacity spec (equal pools) after both
+// requests arrived at rank 0.
+func ppFixture(t *testing.T) (*Spec, *State) {
+	t.Helper()
+	cfg := ppHistoryCapacity.Config
+	cfg.LastStageTargetBlocks = 0
+	sp, err := New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sp.Initial()
+	sp.arrive(&s)
+	sp.arrive(&s)
+	return sp, &s
+}
+
+// step applies the one enabled action whose line is line.
+func step(t *testing.T, sp *Spec, s *State, line string) {
+	t.Helper()
+	for _, a := range sp.Actions(s, nil) {
+		if a.String() == line {
+			*s = sp.Next(s, a)
+			return
+		}
+	}
+	t.Fatalf("%q is not enabled; enabled: %v\n%s", line, sp.Actions(s, nil), sp.Dump(s))
+}
+
+// TestPipelineArrivalAtRankZero: a request arrives at rank 0; a later
+// stage activates it when it reaches the iteration rank 0 was in.
+func TestPipelineArrivalAtRankZero(t *testing.T) {
+	sp, s := ppFixture(t)
+	if s.Ranks[1].Requests[1].State != NotArrived {
+		t.Fatal("stage 1 saw the request before running an iteration")
+	}
+	step(t, sp, s, "schedule rank=0")
+	step(t, sp, s, "forward rank=1")
+	if s.Ranks[1].Requests[1].State != ContextInit || s.Ranks[1].Requests[1].Position != 8 {
+		t.Fatalf("stage 1 request 1: %+v, want context at position 8", s.Ranks[1].Requests[1])
+	}
+}
+
+// TestPipelineHandlesBatchFromPMinusOneIterations covers Stage 2 and 3 of
+// _executor_loop_pp: rank 0 handles, at the end of iteration i, the batch
+// of iteration i-(P-1), waiting for its sample state; the other stages
+// repeat rank 0's count.
+func TestPipelineHandlesBatchFromPMinusOneIterations(t *testing.T) {
+	sp, s := ppFixture(t)
+	step(t, sp, s, "schedule rank=0")
+	step(t, sp, s, "handle rank=0 count=0") // iteration 0: nothing from iteration -1
+	step(t, sp, s, "schedule rank=0")
+	if count, ready := sp.rank0HandleCount(s); count != 1 || ready {
+		t.Fatalf("rank 0 at iteration 1: count %d ready %v; want to wait for iteration 0's sample", count, ready)
+	}
+	step(t, sp, s, "forward rank=1")
+	step(t, sp, s, "handle rank=0 count=1")
+	step(t, sp, s, "handle rank=1 count=0")
+	step(t, sp, s, "forward rank=1")
+	step(t, sp, s, "handle rank=1 count=1")
+	if s.PipelineLen != 1 {
+		t.Fatalf("%d iterations still recorded, want 1 (iteration 0 retired)", s.PipelineLen)
+	}
+}
+
+// TestPipelineFollowerUsesLocalChunkSize covers to_scheduler_result: a
+// later stage runs rank 0's request IDs with the context_chunk_size its own
+// scheduler wrote on its own objects. A stage whose scheduler wrote the
+// chunk before failing to allocate it still runs it (and its cache was
+// dropped as a failed first chunk); a stage whose scheduler did not reach
+// the request runs it with the stale size 0 and its cursor stays behind.
+func TestPipelineFollowerUsesLocalChunkSize(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		setup        func(r *Rank)
+		wantPosition uint8
+		wantCache    CacheStatus
+	}{
+		{"allocation fails on stage 1", func(r *Rank) { r.Pools[Target].Free = 1 }, 8, Absent},
+		{"stage 1 does not reach it", func(r *Rank) { r.Requests[1].Flags |= requestFlagInflight }, 0, Absent},
+	} {
+		sp, s := ppFixture(t)
+		step(t, sp, s, "schedule rank=0")
+		s.Pipeline[0].Arrived = 1
+		sp.activate(&s.Ranks[1], 1)
+		tt.setup(&s.Ranks[1])
+		step(t, sp, s, "forward rank=1")
+		r := &s.Ranks[1].Requests[1]
+		if s.Pipeline[0].Batch.Entries[0].Chunk != 8 || r.Position != tt.wantPosition || s.Ranks[1].Pools[Target].Caches[1].Status != tt.wantCache {
+			t.Fatalf("%s: rank 0 chunk %d, stage 1 position %d cache %s; want 8, %d, %s", tt.name,
+				s.Pipeline[0].Batch.Entries[0].Chunk, r.Position, s.Ranks[1].Pools[Target].Caches[1].Status, tt.wantPosition, tt.wantCache)
+		}
+	}
+}
+
+// TestPipelineInflightOnlyForLastChunks covers _add_inflight_ids and
+// _remove_inflight_ids: non-final context chunks stay schedulable.
+func TestPipelineInflightOnlyForLastChunks(t *testing.T) {
+	sp, s := ppFixture(t)
+	step(t, sp, s, "schedule rank=0")
+	if s.Ranks[0].Requests[1].Flags&requestFlagInflight != 0 {
+		t.Fatal("a non-final chunk marked its request inflight")
+	}
+	b := Batch{Count: 1, Entries: [MaxBatch]BatchEntry{{ID: 1, Kind: ContextChunk, Chunk: 8, Last: true, Incarnation: 1}}}
+	v := sp.view(s, 0)
+	v.rank.Batch = b
+	v.rank.Phase = PhaseIdle
+	sp.pipelineForward(s, 0, nil)
+	if s.Ranks[0].Requests[1].Flags&requestFlagInflight == 0 {
+		t.Fatal("a last chunk did not mark its request inflight")
+	}
+}
