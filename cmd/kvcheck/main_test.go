@@ -101,7 +101,7 @@ func TestCheckBadUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"check", "--scenario", "nope"}, "valid scenarios: adp-dummy-leak, draft-admission,"},
-		{[]string{"check", "--fix", "nope"}, "valid fixes: clamp-capacity, defer-draft-mirror, free-unpaired-mirror,"},
+		{[]string{"check", "--fix", "nope"}, "valid fixes: clamp-capacity, defer-draft-mirror, equal-stage-pools,"},
 		{[]string{"check", "--scenario", "draft-admission", "--invariant", "nope"}, "valid invariants: no-crash-on-refusal,"},
 		{[]string{"check", "--depth", "x"}, "invalid argument"},
 		{[]string{"check", "--depth", "-1"}, "must not be negative"},
