@@ -50,6 +50,7 @@ type checkReport struct {
 	Depth       int               `json:"depth"`
 	Seconds     float64           `json:"seconds"`
 	Goals       map[string]bool   `json:"goals"`
+	Liveness    bool              `json:"liveness_checked"`
 	Trace       []string          `json:"trace"`
 	Violations  []violationReport `json:"violations,omitempty"`
 	Reproduce   string            `json:"reproduce"`
@@ -82,7 +83,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.IntVar(&opts.maxStates, "max-states", defaultMaxStates, "maximum number of distinct states")
 	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "parallel expansion workers (results do not depend on it)")
 	flags.BoolVar(&opts.keepGoing, "keep-going", false, "collect one shortest violation per invariant and raising function instead of stopping at the first")
-	flags.BoolVar(&opts.liveness, "liveness", false, "also report a livelock: a reachable state from which no run ends with every request finished (needs a complete search)")
+	flags.BoolVar(&opts.liveness, "liveness", true, "also report a livelock: a reachable state from which no run ends with every request finished (runs when the search is complete; --liveness=false to skip)")
 	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to follow a known leak to the crash it causes")
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per checked variant")
 	flags.StringVar(&opts.out, "out", "", "write each counterexample (and each fix replaying it) as a transcript in this directory and print its path")
@@ -220,6 +221,7 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		Depth:       res.Depth,
 		Seconds:     res.Elapsed.Seconds(),
 		Goals:       map[string]bool{},
+		Liveness:    res.LivenessChecked,
 		Trace:       []string{},
 		Reproduce:   reproduceCommand(v, opts),
 	}
@@ -282,8 +284,8 @@ func reproduceCommand(v variant, opts checkOptions) string {
 	if opts.keepGoing {
 		parts = append(parts, "--keep-going")
 	}
-	if opts.liveness {
-		parts = append(parts, "--liveness")
+	if !opts.liveness {
+		parts = append(parts, "--liveness=false")
 	}
 	for _, n := range opts.only {
 		parts = append(parts, "--invariant", n)
