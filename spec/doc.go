@@ -7,7 +7,8 @@
 //
 // Read it top-down, one file per mechanism:
 //
-//   - config.go       the engine configuration and request templates
+//   - config.go       the engine configuration and request templates;
+//     configtext.go its text form (transcripts, shrunk scenarios)
 //   - state.go        the compact state value and its fingerprint
 //   - cache.go        one request's cache in one pool (_KVCache: resume,
 //     suspend, resize with its raises, commit, close)
@@ -19,14 +20,25 @@
 //   - draft_resources.go  KVCacheManagerV2._prepare_draft_resources
 //   - update.go       update_context_resources, update_resources and
 //     free_resources
-//   - scheduler.go    KVCacheV2Scheduler._schedule_loop
-//   - executor.go     PyExecutor._executor_loop, one action per phase
+//   - scheduler.go    KVCacheV2Scheduler._schedule_loop and its eviction
+//     ladder
+//   - sample.go       what a loop does with a batch that ran: request
+//     states, the sampler's update, terminations
+//   - executor.go     PyExecutor._executor_loop (non-overlap), one action
+//     per phase
+//   - adp.go          attention DP: pad dummies, the _can_queue veto, the
+//     dummy rollback
+//   - overlap.go      PyExecutor._executor_loop_overlap and its deferred
+//     previous batch
+//   - pipeline.go     PyExecutor._executor_loop_pp: stages, rank 0's
+//     micro-batches, the handled batches
 //   - crash.go        a raise inside the loop: the crashed engine state
 //   - actions.go      the Action value, its transcript line and its parser
 //   - invariants.go, goals.go   the named properties checked in every state
 //   - fixes.go        the named fix variants
 //   - scenarios.go    the built-in scenarios
-//   - spec.go         the model.Spec the checker explores
+//   - spec.go         the model.Spec the checker explores; dump.go renders
+//     a state
 //
 // Citations name the TensorRT-LLM function and the commit it was read at;
 // see ../shared/reference/trtllm-kvcache-v2.md for the commit table.
