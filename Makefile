@@ -28,3 +28,25 @@ lint:
 # bench: throughput of the engine and the benchmark model (not run in CI).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# fuzz-ci: bounded go test -fuzz runs of each fuzz target against the
+# variants the exhaustive checker finds fixed (FuzzVariants) and the pool
+# benchmark model (FuzzPoolBench), about 15 s each here, then the parallel
+# walkers under the race detector. .ci/run calls it after make test. A crash
+# is written to fuzz/testdata/fuzz/<Target>/ and fails the run; see
+# fuzz/fuzz_test.go. The budgets are execution counts, not durations: a
+# duration-based -fuzztime can fail with "context deadline exceeded" and no
+# crash in Go 1.26 (go.dev/issue/75804, fixed in Go 1.27).
+FUZZ_VARIANTS_EXECS ?= 50000x
+FUZZ_POOL_EXECS ?= 150000x
+.PHONY: fuzz-ci compare
+fuzz-ci:
+	$(GO) test ./fuzz/ -run '^$$' -fuzz '^FuzzVariants$$' -fuzztime $(FUZZ_VARIANTS_EXECS) -fuzzminimizetime 1s
+	$(GO) test ./fuzz/ -run '^$$' -fuzz '^FuzzPoolBench$$' -fuzztime $(FUZZ_POOL_EXECS) -fuzzminimizetime 1s
+	$(GO) test -race -run 'Reproducible|Budgets' ./fuzz/
+
+# compare: time to the crash and trace length of exhaustive search, kvcheck
+# fuzz, rapid and go test -fuzz on the seed scenarios, then the walks'
+# coverage and throughput on the pool model (Markdown tables; not in CI).
+compare:
+	$(GO) run ./fuzz/compare

@@ -97,17 +97,17 @@ type CacheResult struct {
 	Raise string
 }
 
-// ApplyCacheOp applies op to pool p of rank 0 of s, the sequential model of
+// ApplyCacheOp applies op to pool p of rank r of s, the sequential model of
 // one (rank, pool) of an engine, and returns what the real call returns.
 // It reports false when the model has no such step at all: a create under
-// an ID whose cache is still open, or a token count beyond the state's
-// MaxTokens.
-func (sp *Spec) ApplyCacheOp(s *State, p PoolKind, op CacheOp) (CacheResult, bool) {
-	if op.ID >= MaxIDs || p >= numPools || op.Capacity > MaxTokens || op.History > MaxTokens ||
+// an ID whose cache is still open, a rank the configuration does not have,
+// or a token count beyond the state's MaxTokens.
+func (sp *Spec) ApplyCacheOp(s *State, r uint8, p PoolKind, op CacheOp) (CacheResult, bool) {
+	if r >= sp.Config.Ranks || op.ID >= MaxIDs || p >= numPools || op.Capacity > MaxTokens || op.History > MaxTokens ||
 		op.Capacity < keep || op.History < keep || op.Tokens > MaxTokens {
 		return CacheResult{}, false
 	}
-	v := s.view(&sp.Config, 0)
+	v := s.view(&sp.Config, r)
 	switch op.Kind {
 	case CacheCreate:
 		if v.cache(p, op.ID).Status != Absent {

@@ -26,8 +26,8 @@ func CacheFlagNames(flags uint8) []string {
 // the cache: it publishes no more blocks.
 func (c *Cache) StopCommitting() bool { return c.Flags&flagStopCommitting != 0 }
 
-// PoolBlocks is the GPU page count of pool p on every rank.
-func (c *Config) PoolBlocks(p PoolKind) uint8 { return c.poolBlocks(p) }
+// PoolBlocks is the GPU page count of pool p on rank r.
+func (c *Config) PoolBlocks(r uint8, p PoolKind) uint8 { return c.poolBlocksOn(r, p) }
 
 // RealFunctions names the TensorRT-LLM functions one action of kind k runs,
 // for the legend of a transcript; "" for a kind it does not know.
@@ -77,6 +77,5 @@ func RequestFlagNames(flags uint8) []string {
 	return names
 }
 
-// HasPool reports whether rank r has pool p (under pipeline parallelism
-// only the last stage holds the draft pool).
+// HasPool reports whether rank r has pool p.
 func (c *Config) HasPool(r uint8, p PoolKind) bool { return c.hasPool(r, p) }

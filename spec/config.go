@@ -281,6 +281,29 @@ func (c *Config) Validate() error {
 			bad("request %d: under pipeline parallelism requests enter at rank 0", id)
 		}
 	}
+	// A pool must hold one request at its longest, as the engine's KV cache
+	// creator requires max_seq_len to fit; smaller pools are not a
+	// configuration the real engine starts with.
+	if c.TokensPerBlock > 0 {
+		longest := 0
+		for _, r := range c.Requests {
+			longest = max(longest, int(r.PromptLen)+int(r.MaxNewTokens)+2*int(c.MaxDraftLen)+int(c.ExtraKVTokens)+1)
+		}
+		need := (longest + int(c.TokensPerBlock) - 1) / int(c.TokensPerBlock)
+		for _, pool := range []struct {
+			name   string
+			blocks uint8
+			used   bool
+		}{
+			{"target_blocks", c.TargetBlocks, true},
+			{"last_stage_target_blocks", c.LastStageTargetBlocks, c.LastStageTargetBlocks != 0},
+			{"draft_blocks", c.DraftBlocks, c.DraftPool != NoDraftPool},
+		} {
+			if pool.used && int(pool.blocks) < need {
+				bad("%s must hold the longest request (%d blocks of %d tokens), got %d", pool.name, need, c.TokensPerBlock, pool.blocks)
+			}
+		}
+	}
 	if c.Loop == PipelineLoop && c.AttentionDP {
 		bad("attention DP inside pipeline stages is not modeled")
 	}

@@ -6,7 +6,11 @@
 // Usage:
 //
 //	kvcheck check [--scenario NAME]... [--fix NAME]... [--depth N] [--max-states N] [--json]
+//	kvcheck fuzz [--scenario NAME]... [--fix NAME]... [--seed N] [--time DUR] [--walks N] [--workers N] [--swarm] [--json]
 //	kvcheck list
+//	kvcheck replay [--rewrite] FILE...
+//	kvcheck explain FILE --html OUT
+//	kvcheck lin HISTORY [--html OUT] [--scenario NAME] [--timeout D]
 package main
 
 import (
@@ -30,8 +34,27 @@ Usage:
       Exhaustively check built-in scenarios. Without --scenario, every scenario;
       without --fix, each scenario as the real code behaves and with each of its
       fixes (--fix none checks the real code alone).
+  kvcheck fuzz [--scenario NAME]... [--fix NAME]... [--seed N] [--time DUR]
+               [--walks N] [--workers N] [--swarm] [--json]
+      Random walks with state-novelty feedback, for configurations too large
+      to exhaust. Prints the seed; stops at the first violation (or the budget,
+      default 5s per variant), shrinks it and prints the command that replays it.
   kvcheck list
       List scenarios, invariants and fixes, one line each.
+  kvcheck check ... --out DIR [--rewrite]
+      Also write each counterexample as a transcript in DIR (and, per fix that
+      closes it, the same actions replayed under the fix); --rewrite replaces
+      transcripts that exist.
+  kvcheck replay [--rewrite] FILE...
+      Re-execute transcripts; print a unified diff and exit 1 on any difference;
+      --rewrite writes the actual outputs into the files instead.
+  kvcheck explain FILE --html OUT
+      Write one self-contained HTML page of a transcript: ranks as lanes, each
+      step's changes, each pool's occupancy, the violating step highlighted.
+  kvcheck lin HISTORY [--html OUT] [--scenario NAME] [--timeout D]
+      Check a JSON-lines history of KV-cache operations recorded from an engine
+      for linearizability against the spec, per (rank, pool); --html writes
+      porcupine's visualization.
 
 Exit status: 0 no violation, 1 a violation, 2 bad usage or input.
 `
@@ -51,10 +74,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCheck(args[1:], stdout, stderr)
 	case "list":
 		return runList(args[1:], stdout, stderr)
+	case "replay":
+		return runReplay(args[1:], stdout, stderr)
+	case "explain":
+		return runExplain(args[1:], stdout, stderr)
+	case "lin":
+		return runLin(args[1:], stdout, stderr)
+	case "fuzz":
+		return runFuzz(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "kvcheck: unknown command %q; expected one of: check, list\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "kvcheck: unknown command %q; expected one of: check, fuzz, list, replay, explain, lin\n\n%s", args[0], usage)
 	return exitUsage
 }

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kvcheck/kvcheck/counterexamples"
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+// writeTranscripts is the --out DIR part of `kvcheck check`: it writes each
+// counterexample of the checked variants as a transcript in dir (named
+// after the scenario, the fixes and the invariant), plus, for each fix
+// that closes a real-code counterexample of the same run, a transcript
+// replaying that counterexample under the fix, and prints every path. It
+// writes nothing when a file exists and rewrite is false. It returns an
+// exit status (exitOK when it wrote, or had nothing to write).
+func writeTranscripts(dir string, rewrite bool, variants []variant, reports []checkReport, opts checkOptions, stdout, stderr io.Writer) int {
+	found, err := foundFromReports(variants, reports)
+	if err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: --out: %v\n", err)
+		return exitUsage
+	}
+	files, err := counterexamples.Transcripts(found)
+	if err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: --out: %v\n", err)
+		return exitUsage
+	}
+	var existing []string
+	for _, f := range files {
+		path := filepath.Join(dir, f.Name)
+		if _, err := os.Stat(path); err == nil {
+			existing = append(existing, path)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(stderr, "kvcheck check: --out: %v\n", err)
+			return exitUsage
+		}
+	}
+	if len(existing) > 0 && !rewrite {
+		shown := existing
+		if len(shown) > 3 {
+			shown = append(shown[:3:3], "...")
+		}
+		fmt.Fprintf(stderr, "kvcheck check: --out: %d transcript(s) already exist (%s); nothing was written. Pass --rewrite to replace them, then review the diff\nreproduce: %s\n",
+			len(existing), strings.Join(shown, ", "), outCommand(opts, dir, true))
+		return exitUsage
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: --out: %v\n", err)
+		return exitUsage
+	}
+	w := stdout
+	if opts.json {
+		w = stderr
+	}
+	written := map[string]bool{}
+	for _, f := range files {
+		path := filepath.Join(dir, f.Name)
+		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+			fmt.Fprintf(stderr, "kvcheck check: --out: %v\nreproduce: %s\n", err, outCommand(opts, dir, rewrite))
+			return exitUsage
+		}
+		written[f.Name] = true
+		fmt.Fprintf(w, "wrote %s (%s)\n", path, f.Summary)
+	}
+	if rewrite {
+		reportStale(w, dir, variants, written)
+	}
+	return exitOK
+}
+
+// reportStale names transcripts in dir of the checked scenarios that this
+// run did not write: a renamed invariant or a fix that now closes a
+// violation leaves the old file behind, and only the user may delete it.
+func reportStale(w io.Writer, dir string, variants []variant, written map[string]bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	var stale []string
+	for _, e := range entries {
+		name := e.Name()
+		if written[name] || !strings.HasSuffix(name, ".txt") {
+			continue
+		}
+		for _, v := range variants {
+			prefix := v.scenario.Name + "." + fixesLabel(v.fixes) + "."
+			if strings.HasPrefix(name, prefix) {
+				stale = append(stale, filepath.Join(dir, name))
+				break
+			}
+		}
+	}
+	sort.Strings(stale)
+	for _, path := range stale {
+		fmt.Fprintf(w, "not rewritten: %s (this run found nothing under its name; delete it if it is stale)\n", path)
+	}
+}
+
+// fixesLabel is the fixes part of a transcript name.
+func fixesLabel(fixes spec.Fixes) string {
+	if names := fixes.Names(); len(names) > 0 {
+		return strings.Join(names, "+")
+	}
+	return "real-code"
+}
+
+// foundFromReports turns the check reports back into check results, the
+// trace lines parsed with the spec of each variant.
+func foundFromReports(variants []variant, reports []checkReport) ([]counterexamples.Found, error) {
+	var found []counterexamples.Found
+	for i, r := range reports {
+		v := variants[i]
+		sp, err := v.scenario.Spec(v.fixes)
+		if err != nil {
+			return nil, err
+		}
+		f := counterexamples.Found{Scenario: v.scenario, Fixes: v.fixes, States: r.States, Depth: r.Depth,
+			Complete: r.Complete, Command: r.Reproduce}
+		for name, reached := range r.Goals {
+			if !reached {
+				f.MissedGoals = append(f.MissedGoals, name)
+			}
+		}
+		sort.Strings(f.MissedGoals)
+		violations := r.Violations
+		if len(violations) == 0 && r.Result != "ok" && r.Invariant != unreachedGoal {
+			violations = []violationReport{{Invariant: r.Invariant, Message: r.Message, Steps: r.Steps, Trace: r.Trace}}
+		}
+		for _, viol := range violations {
+			fv := counterexamples.FoundViolation{Invariant: viol.Invariant, Message: viol.Message}
+			for _, line := range viol.Trace {
+				a, err := sp.ParseAction(line)
+				if err != nil {
+					return nil, fmt.Errorf("%s: trace line %q: %v", v.scenario.Name, line, err)
+				}
+				fv.Trace = append(fv.Trace, a)
+			}
+			f.Violations = append(f.Violations, fv)
+		}
+		found = append(found, f)
+	}
+	return found, nil
+}
+
+// outCommand is the check command with --out (and --rewrite).
+func outCommand(opts checkOptions, dir string, rewrite bool) string {
+	parts := []string{commandName(), "check"}
+	for _, s := range opts.scenarios {
+		parts = append(parts, "--scenario", s)
+	}
+	for _, f := range opts.fixes {
+		parts = append(parts, "--fix", f)
+	}
+	if opts.depth != 0 {
+		parts = append(parts, "--depth", fmt.Sprint(opts.depth))
+	}
+	if opts.keepGoing {
+		parts = append(parts, "--keep-going")
+	}
+	parts = append(parts, "--out", dir)
+	if rewrite {
+		parts = append(parts, "--rewrite")
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kvcheck/kvcheck/fuzz"
+	"github.com/kvcheck/kvcheck/spec"
+	"github.com/spf13/pflag"
+)
+
+// fuzzOptions are the flags of `kvcheck fuzz`.
+type fuzzOptions struct {
+	scenarios []string
+	fixes     []string
+	seed      uint64
+	duration  time.Duration
+	walks     int
+	workers   int
+	swarm     bool
+	json      bool
+}
+
+// fuzzReport is one line of `kvcheck fuzz --json`: the keys of `kvcheck
+// check --json` (steps and trace are the shrunk trace's, states the
+// distinct states reached, transitions the steps walked, depth the longest
+// path walked, seconds the search time) plus the run's own.
+type fuzzReport struct {
+	checkReport
+	// Group is the violation's Failure.Group (the raising function and
+	// error text for a crash).
+	Group             string  `json:"group,omitempty"`
+	Seed              uint64  `json:"seed"`
+	Walks             int     `json:"walks"`
+	StepsBeforeShrink int     `json:"steps_before_shrink"`
+	ShrinkSeconds     float64 `json:"shrink_seconds"`
+	// Shortest says a bounded exhaustive search proved the shrunk trace
+	// shortest for this violation on the scenario.
+	Shortest bool `json:"shortest"`
+	// ReducedConfig, ReducedSteps and ReducedTrace are the same violation on
+	// the smallest configuration the shrinker reached: the settings that
+	// changed, then the trace.
+	ReducedConfig []string `json:"reduced_config,omitempty"`
+	ReducedSteps  []string `json:"reduced_steps,omitempty"`
+	ReducedTrace  []string `json:"reduced_trace,omitempty"`
+}
+
+// defaultFuzzTime is the time budget of each variant when --time is not given.
+const defaultFuzzTime = 5 * time.Second
+
+func runFuzz(args []string, stdout, stderr io.Writer) int {
+	var opts fuzzOptions
+	flags := pflag.NewFlagSet("fuzz", pflag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.StringArrayVar(&opts.scenarios, "scenario", nil, "built-in scenario to fuzz (repeatable; default: all)")
+	flags.StringArrayVar(&opts.fixes, "fix", nil, "fix variant to apply (repeatable; 'none' = the real code alone; default: the real code and each of the scenario's fixes)")
+	flags.Uint64Var(&opts.seed, "seed", 0, "seed of every random choice (default: a new one, printed)")
+	flags.DurationVar(&opts.duration, "time", defaultFuzzTime, "time budget per variant (0: none, then --walks bounds the run)")
+	flags.IntVar(&opts.walks, "walks", 0, "walk budget per variant (0: none)")
+	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "walking goroutines (a run is reproducible for a given --seed and --workers)")
+	flags.BoolVar(&opts.swarm, "swarm", false, "swarm mode: each walk weights the classes of action its own way, switching some off")
+	flags.BoolVar(&opts.json, "json", false, "print one JSON object per fuzzed variant")
+	if err := flags.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
+		return exitUsage
+	}
+	if flags.NArg() > 0 {
+		fmt.Fprintf(stderr, "kvcheck fuzz: unexpected argument %q (scenarios are given with --scenario)\n", flags.Arg(0))
+		return exitUsage
+	}
+	switch {
+	case opts.duration < 0 || opts.walks < 0:
+		fmt.Fprintln(stderr, "kvcheck fuzz: --time and --walks must not be negative")
+		return exitUsage
+	case opts.duration == 0 && opts.walks == 0:
+		fmt.Fprintln(stderr, "kvcheck fuzz: --time 0 needs a --walks budget")
+		return exitUsage
+	case opts.workers < 1:
+		fmt.Fprintln(stderr, "kvcheck fuzz: --workers must be at least 1")
+		return exitUsage
+	}
+	if !flags.Changed("seed") {
+		opts.seed = uint64(time.Now().UnixNano())
+	}
+	variants, err := selectVariants(checkOptions{scenarios: opts.scenarios, fixes: opts.fixes})
+	if err != nil {
+		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
+		return exitUsage
+	}
+	if !opts.json {
+		fmt.Fprintf(stdout, "kvcheck fuzz: seed %d, %d worker(s), %s per variant, %s walks\n",
+			opts.seed, opts.workers, budgetText(opts), walkKind(opts.swarm))
+	}
+	status := exitOK
+	var failed []fuzzReport
+	for _, v := range variants {
+		r, err := fuzzVariant(v, opts)
+		if err != nil {
+			fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
+			return exitUsage
+		}
+		if r.Result != "ok" {
+			status = exitViolation
+			failed = append(failed, r)
+		}
+		if opts.json {
+			line, _ := json.Marshal(r)
+			fmt.Fprintln(stdout, string(line))
+			continue
+		}
+		printFuzzSummary(stdout, r)
+	}
+	if !opts.json {
+		for _, r := range failed {
+			printFuzzViolation(stdout, r)
+		}
+	}
+	return status
+}
+
+// fuzzVariant runs the walks on one variant and shrinks what they find.
+func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
+	sp, err := v.scenario.Spec(v.fixes)
+	if err != nil {
+		return fuzzReport{}, err
+	}
+	res := fuzz.Run(sp, fuzz.Options{Seed: opts.seed, Workers: opts.workers, Walks: opts.walks, Duration: opts.duration, Swarm: opts.swarm})
+	r := fuzzReport{
+		checkReport: checkReport{
+			Scenario:    v.scenario.Name,
+			Fixes:       v.fixes.Names(),
+			Result:      "ok",
+			States:      res.States,
+			Transitions: res.Steps,
+			Depth:       res.Depth,
+			Seconds:     res.Elapsed.Seconds(),
+			Goals:       map[string]bool{},
+			Trace:       []string{},
+			Reproduce:   fuzzReproduceCommand(v, opts),
+		},
+		Seed:  opts.seed,
+		Walks: res.Walks,
+	}
+	for _, g := range res.Goals {
+		r.Goals[g.Name] = g.Reached
+	}
+	if found := res.Violation; found != nil {
+		start := time.Now()
+		shrunk, err := fuzz.Shrink[spec.State, spec.Action](sp, found.Trace, found.Key, fuzz.KVShrinkOptions())
+		if err != nil {
+			return r, fmt.Errorf("%s: shrinking the violation found: %v", v.scenario.Name, err)
+		}
+		r.ShrinkSeconds = time.Since(start).Seconds()
+		r.Result, r.Invariant, r.Group, r.Message = "violation", found.Invariant, found.Group, shrunk.Message
+		r.StepsBeforeShrink = len(found.Trace)
+		r.Steps, r.Trace, r.Shortest = len(shrunk.Trace), traceLines(shrunk.Trace), shrunk.Optimal
+		if red := shrunk.Reduced; red != nil {
+			r.ReducedConfig = configChanges(&sp.Config, &red.Spec.(*spec.Spec).Config)
+			r.ReducedSteps = red.Steps
+			r.ReducedTrace = traceLines(red.Trace)
+		}
+		return r, nil
+	}
+	for _, g := range res.Goals {
+		if !g.Reached {
+			r.Result = "violation"
+			r.Invariant = unreachedGoal
+			r.Message = fmt.Sprintf("goal %s (%s) was never reached in %d walks (%d distinct states)", g.Name, g.Doc, res.Walks, res.States)
+			break
+		}
+	}
+	return r, nil
+}
+
+// configChanges lists the settings of reduced that differ from base, as
+// configuration text lines (spec.FormatConfig), and its request lines when
+// the requests changed.
+func configChanges(base, reduced *spec.Config) []string {
+	before := strings.Split(strings.TrimSpace(spec.FormatConfig(base)), "\n")
+	after := strings.Split(strings.TrimSpace(spec.FormatConfig(reduced)), "\n")
+	var out, requests []string
+	requestsChanged := false
+	for _, line := range after {
+		if strings.HasPrefix(line, "request ") {
+			requests = append(requests, line)
+			continue
+		}
+		if !slices.Contains(before, line) {
+			out = append(out, line)
+		}
+	}
+	var baseRequests []string
+	for _, line := range before {
+		if strings.HasPrefix(line, "request ") {
+			baseRequests = append(baseRequests, line)
+		}
+	}
+	requestsChanged = !slices.Equal(requests, baseRequests)
+	if requestsChanged {
+		out = append(out, requests...)
+	}
+	return out
+}
+
+// fuzzReproduceCommand is the one command that re-runs exactly this
+// variant's walks and shrinking.
+func fuzzReproduceCommand(v variant, opts fuzzOptions) string {
+	parts := []string{commandName(), "fuzz", "--scenario", v.scenario.Name}
+	names := v.fixes.Names()
+	if len(names) == 0 {
+		names = []string{"none"}
+	}
+	for _, n := range names {
+		parts = append(parts, "--fix", n)
+	}
+	parts = append(parts, "--seed", fmt.Sprint(opts.seed), "--workers", fmt.Sprint(opts.workers))
+	if opts.duration != defaultFuzzTime {
+		parts = append(parts, "--time", opts.duration.String())
+	}
+	if opts.walks > 0 {
+		parts = append(parts, "--walks", fmt.Sprint(opts.walks))
+	}
+	if opts.swarm {
+		parts = append(parts, "--swarm")
+	}
+	return strings.Join(parts, " ")
+}
+
+func budgetText(opts fuzzOptions) string {
+	var parts []string
+	if opts.duration > 0 {
+		parts = append(parts, opts.duration.String())
+	}
+	if opts.walks > 0 {
+		parts = append(parts, fmt.Sprintf("%d walks", opts.walks))
+	}
+	return strings.Join(parts, " or ")
+}
+
+func walkKind(swarm bool) string {
+	if swarm {
+		return "swarm novelty"
+	}
+	return "novelty"
+}
+
+func variantName(r fuzzReport) string {
+	fixes := strings.Join(r.Fixes, "+")
+	if fixes == "" {
+		fixes = "real code"
+	}
+	return fmt.Sprintf("%s (%s)", r.Scenario, fixes)
+}
+
+// printFuzzSummary prints one line per variant: what was found, or how
+// much was covered.
+func printFuzzSummary(w io.Writer, r fuzzReport) {
+	reached := 0
+	for _, ok := range r.Goals {
+		if ok {
+			reached++
+		}
+	}
+	cover := fmt.Sprintf("%d walks, %d steps, %d distinct states, longest path %d, goals %d/%d reached, %.2fs",
+		r.Walks, r.Transitions, r.States, r.Depth, reached, len(r.Goals), r.Seconds)
+	switch {
+	case r.Result == "ok":
+		fmt.Fprintf(w, "%s: ok, no violation: %s\n", variantName(r), cover)
+	case r.Invariant == unreachedGoal:
+		fmt.Fprintf(w, "%s: %s: %s\n", variantName(r), unreachedGoal, cover)
+	default:
+		fmt.Fprintf(w, "%s: %s after %s; shrunk %d → %d steps\n", variantName(r), r.Invariant, cover, r.StepsBeforeShrink, r.Steps)
+	}
+}
+
+// printFuzzViolation prints a violation's shrunk trace, its reduced
+// configuration, and the command that reproduces it.
+func printFuzzViolation(w io.Writer, r fuzzReport) {
+	fmt.Fprintf(w, "\n%s: %s\n  %s\n", variantName(r), r.Invariant, r.Message)
+	if r.Invariant != unreachedGoal {
+		proof := ""
+		if r.Shortest {
+			proof = "; no shorter trace exists (bounded exhaustive search)"
+		}
+		fmt.Fprintf(w, "  found after %d walks in %d steps, shrunk in %.2fs to %d steps%s:\n", r.Walks, r.StepsBeforeShrink, r.ShrinkSeconds, r.Steps, proof)
+		for i, line := range r.Trace {
+			fmt.Fprintf(w, "  %4d  %s\n", i+1, line)
+		}
+		if len(r.ReducedTrace) > 0 {
+			fmt.Fprintf(w, "  smallest configuration that still shows it (%d reductions), %d steps:\n", len(r.ReducedSteps), len(r.ReducedTrace))
+			for _, line := range r.ReducedConfig {
+				fmt.Fprintf(w, "        %s\n", line)
+			}
+			for i, line := range r.ReducedTrace {
+				fmt.Fprintf(w, "  %4d  %s\n", i+1, line)
+			}
+		}
+	}
+	fmt.Fprintf(w, "  reproduce: %s\n", r.Reproduce)
+}

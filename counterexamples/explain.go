@@ -1,0 +1,305 @@
+package counterexamples
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+// ExplainGenerator marks pages written by Explain, so a command may
+// replace a page it wrote before but never a file someone else wrote.
+const ExplainGenerator = `<meta name="generator" content="kvcheck explain">`
+
+// Explain writes one self-contained HTML page (inline CSS and SVG, no
+// script, no network) for a replayed transcript: the title, scenario and
+// fixes; for each rank and pool a small chart of the pages in use over the
+// steps; and a timeline with one row per step and one lane per rank
+// holding the step's action and changes, the violating step highlighted.
+func Explain(w io.Writer, res *Result) error {
+	return explainTemplate.Execute(w, explainPage(res))
+}
+
+// page is the data of the HTML page.
+type page struct {
+	Title, File, Command string
+	Scenario, Fixes      string
+	FixDocs              []string
+	Verdict              string
+	Bad                  bool
+	Matches              bool
+	Lanes                []string
+	Charts               []chart
+	Rows                 []row
+	Banner               string
+	Generator            template.HTML
+}
+
+// row is one step of the timeline.
+type row struct {
+	Number   int
+	Class    string
+	Comments []string
+	Cells    []cell
+}
+
+// cell is one lane of a row.
+type cell struct {
+	Action  string
+	Changes []string
+	Bad     []string
+}
+
+// chart is the occupancy of one pool of one rank over the steps.
+type chart struct {
+	Title string
+	SVG   template.HTML
+}
+
+func explainPage(res *Result) page {
+	r := res.Replayer
+	sp := r.Spec
+	p := page{
+		Title:     strings.TrimSpace(firstOr(res.Transcript.Banner, res.File)),
+		File:      res.File,
+		Command:   "kvcheck replay " + res.File,
+		Scenario:  scenarioName(sp),
+		Fixes:     strings.ReplaceAll(fixesName(sp.Fixes), "real-code", "none (the real code)"),
+		Matches:   res.Matches(),
+		Banner:    strings.Join(res.Transcript.Banner, "\n"),
+		Generator: template.HTML(ExplainGenerator),
+	}
+	for _, f := range sp.Fixes.List() {
+		p.FixDocs = append(p.FixDocs, f.String()+": "+f.Doc())
+	}
+	p.Lanes = append(p.Lanes, "engine")
+	for rank := 0; rank < int(sp.Config.Ranks); rank++ {
+		p.Lanes = append(p.Lanes, fmt.Sprintf("rank %d", rank))
+	}
+	marked := -1
+	for i, s := range r.Steps {
+		if len(s.Violations) > 0 || !s.Enabled {
+			marked = i
+			p.Bad = true
+			if s.After.Crash.Happened {
+				p.Verdict = fmt.Sprintf("Step %d: %s", i+1, s.After.Crash.Describe())
+			} else if !s.Enabled {
+				p.Verdict = fmt.Sprintf("Step %d: %s is not enabled", i+1, s.Text)
+			} else {
+				p.Verdict = fmt.Sprintf("Step %d breaks %s: %s", i+1, s.Violations[0].Invariant, s.Violations[0].Message)
+			}
+			break
+		}
+	}
+	if marked < 0 {
+		p.Verdict = fmt.Sprintf("%d steps, and every invariant holds after each", len(r.Steps))
+		for i, s := range r.Steps {
+			if hasMarker(s.Comments) {
+				marked = i
+				p.Verdict += fmt.Sprintf("; step %d is where the replayed counterexample broke", i+1)
+				break
+			}
+		}
+	}
+	for i, s := range r.Steps {
+		rw := row{Number: i + 1, Comments: s.Comments, Cells: make([]cell, len(p.Lanes))}
+		if i == marked {
+			rw.Class = "marked"
+			if p.Bad {
+				rw.Class = "violating"
+			}
+		}
+		lane := actionRank(s.Text) + 1
+		if lane < 0 || lane >= len(p.Lanes) {
+			lane = 0
+		}
+		rw.Cells[lane].Action = s.Text
+		if !s.Enabled {
+			rw.Cells[lane].Bad = append(rw.Cells[lane].Bad, "not enabled here")
+		}
+		for _, c := range s.Changes {
+			l := c.Rank + 1
+			if l < 0 || l >= len(p.Lanes) {
+				l = 0
+			}
+			text := c.String()
+			if c.Rank >= 0 {
+				text = strings.TrimPrefix(text, fmt.Sprintf("rank %d ", c.Rank))
+				text = strings.TrimPrefix(text, fmt.Sprintf("rank %d: ", c.Rank))
+			}
+			if strings.HasPrefix(text, "crashed") {
+				rw.Cells[l].Bad = append(rw.Cells[l].Bad, text)
+				continue
+			}
+			rw.Cells[l].Changes = append(rw.Cells[l].Changes, text)
+		}
+		for _, v := range s.Violations {
+			rw.Cells[0].Bad = append(rw.Cells[0].Bad, "violation "+v.Invariant+": "+v.Message)
+		}
+		if s.End != "" {
+			rw.Cells[0].Changes = append(rw.Cells[0].Changes, s.End)
+		}
+		p.Rows = append(p.Rows, rw)
+	}
+	p.Charts = charts(sp, r, marked)
+	return p
+}
+
+func hasMarker(comments []string) bool {
+	for _, c := range comments {
+		if strings.HasPrefix(c, "[*]") {
+			return true
+		}
+	}
+	return false
+}
+
+func firstOr(lines []string, fallback string) string {
+	if len(lines) > 0 && strings.TrimSpace(lines[0]) != "" {
+		return lines[0]
+	}
+	return fallback
+}
+
+// charts draws, for each rank and pool, the pages in use after each step
+// (the initial state first) and the part of them held by the reuse tree.
+func charts(sp *spec.Spec, r *Replayer, marked int) []chart {
+	states := []spec.State{sp.Initial()}
+	for _, s := range r.Steps {
+		states = append(states, s.After)
+	}
+	var out []chart
+	for rank := 0; rank < int(sp.Config.Ranks); rank++ {
+		for p := range states[0].Ranks[rank].Pools {
+			kind := spec.PoolKind(p)
+			if !sp.Config.HasPool(uint8(rank), kind) {
+				continue
+			}
+			size := int(sp.Config.PoolBlocks(uint8(rank), kind))
+			used := make([]int, len(states))
+			tree := make([]int, len(states))
+			for i := range states {
+				pool := &states[i].Ranks[rank].Pools[p]
+				used[i] = size - int(pool.Free)
+				for _, n := range pool.Tree {
+					tree[i] += int(n)
+				}
+			}
+			out = append(out, chart{
+				Title: fmt.Sprintf("rank %d %s pool: pages in use of %d", rank, kind, size),
+				SVG:   occupancySVG(used, tree, size, marked),
+			})
+		}
+	}
+	return out
+}
+
+// occupancySVG draws a step chart of used pages (and reuse-tree pages)
+// over the steps, 0..size on the y axis, with a red line at the marked
+// step (1-based in the chart, since index 0 is the initial state).
+func occupancySVG(used, tree []int, size, marked int) template.HTML {
+	const height, top, left, stepWidth = 70, 6, 28, 14
+	n := len(used)
+	width := left + stepWidth*n + 10
+	y := func(v int) int {
+		if size == 0 {
+			return top + height
+		}
+		return top + height - v*height/size
+	}
+	steps := func(values []int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d,%d", left, y(0))
+		for i, v := range values {
+			x := left + i*stepWidth
+			fmt.Fprintf(&b, " %d,%d %d,%d", x, y(v), x+stepWidth, y(v))
+		}
+		fmt.Fprintf(&b, " %d,%d", left+n*stepWidth, y(0))
+		return b.String()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg width="%d" height="%d" viewBox="0 0 %d %d" role="img">`, width, height+top+16, width, height+top+16)
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" class="cap"/>`, left, y(size), left+n*stepWidth, y(size))
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" class="axis"/>`, left, y(0), left+n*stepWidth, y(0))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" class="label">%d</text><text x="%d" y="%d" class="label">0</text>`, 2, y(size)+4, size, 2, y(0)+4)
+	fmt.Fprintf(&b, `<polygon points="%s" class="used"/>`, steps(used))
+	fmt.Fprintf(&b, `<polygon points="%s" class="tree"/>`, steps(tree))
+	for i := 0; i < n; i += 5 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="label">%d</text>`, left+i*stepWidth+stepWidth/2-3, y(0)+13, i)
+	}
+	if marked >= 0 && marked+1 < n {
+		x := left + (marked+1)*stepWidth + stepWidth/2
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" class="mark"/>`, x, top, x, y(0))
+	}
+	for i, v := range used {
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" class="hit"><title>after step %d: %d of %d pages in use, %d in the reuse tree</title></rect>`,
+			left+i*stepWidth, top, stepWidth, height, i, v, size, tree[i])
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+var explainTemplate = template.Must(template.New("explain").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+{{.Generator}}
+<title>{{.Title}}</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1b1b1b; }
+h1 { font-size: 1.2em; margin: 0 0 .3em; }
+.meta { margin: .2em 0; color: #444; }
+.verdict { padding: .5em .8em; border-radius: 4px; display: inline-block; margin: .5em 0; }
+.verdict.bad { background: #fde2e1; border: 1px solid #d33; }
+.verdict.ok { background: #e2f5e4; border: 1px solid #3a3; }
+.stale { color: #a40; }
+.charts { display: flex; flex-wrap: wrap; gap: 1em 2em; margin: 1em 0; }
+.chart h2 { font-size: .9em; margin: 0 0 .2em; font-weight: 600; }
+svg .used { fill: #9cc3e6; stroke: #2f6fa8; stroke-width: 1; }
+svg .tree { fill: #2f6fa8; opacity: .55; }
+svg .cap { stroke: #d33; stroke-dasharray: 4 3; }
+svg .axis { stroke: #888; }
+svg .mark { stroke: #d33; stroke-width: 2; }
+svg .label { font-size: 10px; fill: #555; }
+svg .hit { fill: transparent; }
+table { border-collapse: collapse; width: 100%; table-layout: fixed; }
+th, td { border: 1px solid #ddd; padding: .3em .5em; vertical-align: top; text-align: left; }
+th { background: #f3f3f3; position: sticky; top: 0; }
+th.n, td.n { width: 3em; text-align: right; color: #666; }
+th.engine { width: 22%; }
+.key { font-size: .8em; color: #555; margin: -.5em 0 1em; }
+.key span { display: inline-block; width: 1em; height: .8em; vertical-align: middle; margin: 0 .3em 0 .8em; }
+tr.violating td { background: #fde2e1; }
+tr.marked td { background: #fff5cc; }
+.action { font-family: ui-monospace, monospace; font-weight: 600; }
+ul { margin: .2em 0 0; padding-left: 1.1em; }
+li { font-family: ui-monospace, monospace; font-size: .85em; }
+li.bad { color: #b00; font-weight: 600; }
+.comment { font-size: .8em; color: #666; font-style: italic; }
+pre { background: #f7f7f7; padding: .8em; overflow-x: auto; font-size: .8em; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="meta">Scenario <b>{{.Scenario}}</b> · fixes <b>{{.Fixes}}</b> · {{.File}}</p>
+{{range .FixDocs}}<p class="meta">Fix {{.}}</p>{{end}}
+<p class="verdict {{if .Bad}}bad{{else}}ok{{end}}">{{.Verdict}}</p>
+{{if not .Matches}}<p class="stale">This replay differs from the outputs written in the file: run <code>{{.Command}}</code> to see the diff. The page shows this replay.</p>{{end}}
+<div class="charts">
+{{range .Charts}}<div class="chart"><h2>{{.Title}}</h2>{{.SVG}}</div>
+{{end}}</div>
+<p class="key">x: step (0 = start), y: pages<span style="background:#9cc3e6"></span>in use<span style="background:#2f6fa8;opacity:.55"></span>held by the reuse tree<span style="border-top:2px dashed #d33;height:0"></span>pool size<span style="background:#d33;width:2px"></span>{{if .Bad}}the violating step{{else}}the marked step{{end}}</p>
+<table>
+<thead><tr><th class="n">step</th>{{range $i, $l := .Lanes}}<th{{if eq $i 0}} class="engine"{{end}}>{{$l}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}{{if .Comments}}<tr class="{{.Class}}"><td class="n"></td><td colspan="{{len .Cells}}" class="comment">{{range .Comments}}{{.}} {{end}}</td></tr>
+{{end}}<tr class="{{.Class}}"><td class="n">{{.Number}}</td>{{range .Cells}}<td>{{if .Action}}<div class="action">{{.Action}}</div>{{end}}{{if or .Changes .Bad}}<ul>{{range .Changes}}<li>{{.}}</li>{{end}}{{range .Bad}}<li class="bad">{{.}}</li>{{end}}</ul>{{end}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+<details><summary>Transcript banner</summary><pre>{{.Banner}}</pre></details>
+<p class="meta">Written by kvcheck explain. Re-execute with <code>{{.Command}}</code>.</p>
+</body>
+</html>
+`))

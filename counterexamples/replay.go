@@ -1,0 +1,359 @@
+package counterexamples
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/kvcheck/kvcheck/spec"
+	"github.com/pmezard/go-difflib/difflib"
+)
+
+// Directive names besides the spec's actions.
+const (
+	// DirConfig sets up the engine: `config [scenario=NAME] fixes=LIST`
+	// with the configuration text (spec.FormatConfig) as input.
+	DirConfig = "config"
+	// DirState dumps the whole state (spec.Spec.Dump).
+	DirState = "state"
+	// DirInvariants checks every invariant in the current state.
+	DirInvariants = "invariants"
+)
+
+// Violation is an invariant that does not hold after a step.
+type Violation struct {
+	Invariant string
+	Message   string
+}
+
+// Step is one action directive as replayed.
+type Step struct {
+	// Line is the directive's line in the transcript.
+	Line int
+	// Text is the action line as written.
+	Text   string
+	Action spec.Action
+	// Enabled is false when the action was not enabled in the state it was
+	// replayed in; the state did not change.
+	Enabled bool
+	// Before and After are the states around the step.
+	Before, After spec.State
+	Changes       []Change
+	Violations    []Violation
+	// End says why nothing is enabled after the step, "" if something is.
+	End string
+	// Comments are the transcript's comment lines right above the action.
+	Comments []string
+}
+
+// Replayer executes a transcript's directives one after another: the
+// config directive builds the spec, each action directive must be enabled
+// in the current state (compared by its transcript line, as model.Replay
+// does) and moves the state on. It is strict and deterministic: the same
+// directives give the same output.
+type Replayer struct {
+	File string
+	// Spec is the spec the config directive built (nil before it).
+	Spec *spec.Spec
+	// Scenario is the built-in scenario the config names, if any.
+	Scenario *spec.Scenario
+	State    spec.State
+	Steps    []Step
+}
+
+// Exec runs one directive and returns its output, or an *InputError when
+// the directive is malformed or out of place.
+func (r *Replayer) Exec(d *Directive) (string, error) {
+	switch d.Cmd {
+	case DirConfig:
+		return r.execConfig(d)
+	case DirState, DirInvariants:
+		if err := r.noArgsNoInput(d); err != nil {
+			return "", err
+		}
+		if d.Cmd == DirState {
+			return r.Spec.Dump(&r.State), nil
+		}
+		return r.invariants(), nil
+	}
+	return r.execAction(d)
+}
+
+func (r *Replayer) errorf(line int, format string, args ...any) error {
+	return &InputError{File: r.File, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// noArgsNoInput checks a directive that takes neither arguments nor input
+// and comes after the config directive.
+func (r *Replayer) noArgsNoInput(d *Directive) error {
+	if r.Spec == nil {
+		return r.errorf(d.Line, "%s before the config directive; expected `config scenario=NAME fixes=LIST` first", d.Cmd)
+	}
+	if len(d.Args) > 0 {
+		return r.errorf(d.Line, "%s: unexpected argument %q; %s takes no arguments", d.Cmd, d.Args[0].String(), d.Cmd)
+	}
+	if d.Input != "" {
+		return r.errorf(d.InputLine, "%s: unexpected input %q; expected ---- right after the directive line", d.Cmd, firstLine(d.Input))
+	}
+	return nil
+}
+
+// execConfig builds the spec from `config [scenario=NAME] fixes=LIST` and
+// the configuration text, and outputs the initial pools. The text is
+// applied to the zero Config, never to the scenario's, so a transcript
+// means the same whatever the scenario later becomes; the scenario only
+// names the goals, the report and the story.
+func (r *Replayer) execConfig(d *Directive) (string, error) {
+	if r.Spec != nil {
+		return "", r.errorf(d.Line, "a second config directive; expected one config directive per transcript, at its top")
+	}
+	var scenarioName string
+	var fixNames []string
+	seenFixes := false
+	for _, a := range d.Args {
+		if len(a.Vals) == 0 || a.Vals[0] == "" && len(a.Vals) == 1 {
+			return "", r.errorf(d.Line, "config: argument %q has no value; expected scenario=NAME or fixes=NAME,...|none", a.Key)
+		}
+		switch a.Key {
+		case "scenario":
+			if len(a.Vals) != 1 {
+				return "", r.errorf(d.Line, "config: scenario takes one name, got %d", len(a.Vals))
+			}
+			scenarioName = a.Vals[0]
+		case "fixes":
+			seenFixes = true
+			for _, v := range a.Vals {
+				for _, n := range strings.Split(v, ",") {
+					if n = strings.TrimSpace(n); n != "" && n != "none" {
+						fixNames = append(fixNames, n)
+					}
+				}
+			}
+		default:
+			return "", r.errorf(d.Line, "config: unknown argument %q; expected scenario=NAME and fixes=NAME,...|none", a.Key)
+		}
+	}
+	if !seenFixes {
+		return "", r.errorf(d.Line, "config: missing fixes=NAME,...|none (say fixes=none for the real code)")
+	}
+	fixes, err := spec.ParseFixes(fixNames)
+	if err != nil {
+		return "", r.errorf(d.Line, "config: %v", err)
+	}
+	if scenarioName != "" {
+		sc, err := spec.LookupScenario(scenarioName)
+		if err != nil {
+			return "", r.errorf(d.Line, "config: %v", err)
+		}
+		r.Scenario = sc
+	}
+	if d.Input == "" {
+		return "", r.errorf(d.Line, "config: no configuration text; expected the key=value and request lines of spec.FormatConfig below the directive")
+	}
+	cfg, err := spec.ParseConfig(spec.Config{}, d.Input)
+	if err != nil {
+		var ce *spec.ConfigError
+		if errors.As(err, &ce) {
+			return "", r.errorf(d.InputLine+ce.Line-1, "config: %s", ce.Msg)
+		}
+		return "", r.errorf(d.Line, "config: %v", err)
+	}
+	sp, err := spec.New(cfg, fixes)
+	if err != nil {
+		return "", r.errorf(d.Line, "config: %v", err)
+	}
+	sp.Scenario = r.Scenario
+	r.Spec = sp
+	r.State = sp.Initial()
+	return initialPools(sp, &r.State), nil
+}
+
+// initialPools is the config directive's output: one line per rank with
+// its pools' free pages (the state directive dumps everything).
+func initialPools(sp *spec.Spec, s *spec.State) string {
+	var lines []string
+	for r := 0; r < int(sp.Config.Ranks); r++ {
+		var pools []string
+		for p := range s.Ranks[r].Pools {
+			kind := spec.PoolKind(p)
+			if sp.Config.HasPool(uint8(r), kind) {
+				pools = append(pools, fmt.Sprintf("%s pool %d/%d pages free", kind, s.Ranks[r].Pools[p].Free, sp.Config.PoolBlocks(uint8(r), kind)))
+			}
+		}
+		lines = append(lines, fmt.Sprintf("rank %d: %s", r, strings.Join(pools, ", ")))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// execAction applies an action line and outputs what it changed, the
+// invariants it broke and, when nothing is enabled afterwards, why.
+func (r *Replayer) execAction(d *Directive) (string, error) {
+	if r.Spec == nil {
+		if _, err := spec.ParseAction(d.Text); err != nil {
+			return "", r.errorf(d.Line, "%v; or one of the directives %s, %s, %s", err, DirConfig, DirState, DirInvariants)
+		}
+		return "", r.errorf(d.Line, "%s before the config directive; expected `config scenario=NAME fixes=LIST` first", d.Cmd)
+	}
+	a, err := r.Spec.ParseAction(d.Text)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "unknown action") {
+			return "", r.errorf(d.Line, "%v; or one of the directives %s, %s, %s", err, DirConfig, DirState, DirInvariants)
+		}
+		return "", r.errorf(d.Line, "%v", err)
+	}
+	if d.Input != "" {
+		return "", r.errorf(d.InputLine, "%s: unexpected input %q; an action line is followed by ---- and its output", d.Cmd, firstLine(d.Input))
+	}
+	step := Step{Line: d.Line, Text: d.Text, Action: a, Before: r.State, After: r.State, Comments: d.Comments}
+	enabled := r.Spec.Actions(&r.State, nil)
+	want := a.String()
+	k := -1
+	for i, e := range enabled {
+		if e.String() == want {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		r.Steps = append(r.Steps, step)
+		return notEnabled(enabled), nil
+	}
+	step.Enabled = true
+	step.After = r.Spec.Next(&r.State, enabled[k])
+	r.State = step.After
+	step.Changes = Changes(&step.Before, &step.After)
+	var lines []string
+	for _, c := range step.Changes {
+		lines = append(lines, c.String())
+	}
+	for _, inv := range r.Spec.Invariants() {
+		f := inv.Check(&r.State)
+		if f == nil {
+			continue
+		}
+		step.Violations = append(step.Violations, Violation{inv.Name, f.Message})
+		message := f.Message
+		for _, c := range step.Changes {
+			if strings.HasSuffix(c.String(), f.Message) {
+				message = "as above"
+			}
+		}
+		lines = append(lines, fmt.Sprintf("violation %s: %s", inv.Name, message))
+	}
+	if len(r.Spec.Actions(&r.State, nil)) == 0 && !r.State.Crash.Happened {
+		if r.Spec.IsTerminal(&r.State) {
+			step.End = "every request finished; nothing more is enabled"
+		} else {
+			step.End = "deadlock: nothing is enabled, yet not every request finished"
+		}
+		lines = append(lines, step.End)
+	}
+	r.Steps = append(r.Steps, step)
+	if len(lines) == 0 {
+		return "no change", nil
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// notEnabled is the output of an action that is not enabled: the state
+// stays, and the output lists what is enabled instead.
+func notEnabled(enabled []spec.Action) string {
+	if len(enabled) == 0 {
+		return "not enabled: nothing is enabled here"
+	}
+	names := make([]string, len(enabled))
+	for i, e := range enabled {
+		names[i] = e.String()
+	}
+	return "not enabled; enabled here: " + strings.Join(names, ", ")
+}
+
+// invariants outputs every invariant of the spec with its verdict in the
+// current state.
+func (r *Replayer) invariants() string {
+	var b strings.Builder
+	for _, inv := range r.Spec.Invariants() {
+		if f := inv.Check(&r.State); f != nil {
+			fmt.Fprintf(&b, "%s: violated: %s\n", inv.Name, f.Message)
+		} else {
+			fmt.Fprintf(&b, "%s: holds\n", inv.Name)
+		}
+	}
+	return b.String()
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// Result is one replayed transcript.
+type Result struct {
+	File       string
+	Transcript *Transcript
+	// Expected is the file as read; Actual is the file with every expected
+	// output replaced by the output of this replay.
+	Expected, Actual []byte
+	// Outputs are the actual outputs, one per directive.
+	Outputs  []string
+	Replayer *Replayer
+}
+
+// Matches reports whether every expected output matched.
+func (res *Result) Matches() bool { return string(res.Expected) == string(res.Actual) }
+
+// Diff is a unified diff from the file as written (---) to the file with
+// the actual outputs (+++), "" when they match.
+func (res *Result) Diff() string {
+	if res.Matches() {
+		return ""
+	}
+	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A:        difflib.SplitLines(string(res.Expected)),
+		B:        difflib.SplitLines(string(res.Actual)),
+		FromFile: res.File + " (expected)",
+		ToFile:   res.File + " (actual)",
+		Context:  3,
+	})
+	return diff
+}
+
+// Replay parses a transcript and executes every directive. A malformed
+// transcript is an *InputError; differing outputs are not an error (see
+// Result.Matches and Result.Diff).
+func Replay(file string, data []byte) (*Result, error) {
+	t, err := Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Directives) == 0 {
+		return nil, &InputError{file, 1, "no directive; expected a config directive followed by action lines"}
+	}
+	if t.Directives[0].Cmd != DirConfig {
+		return nil, &InputError{file, t.Directives[0].Line, fmt.Sprintf("the first directive is %q; expected `config scenario=NAME fixes=LIST` first", t.Directives[0].Cmd)}
+	}
+	r := &Replayer{File: file}
+	outputs := make([]string, len(t.Directives))
+	for i := range t.Directives {
+		out, err := r.Exec(&t.Directives[i])
+		if err != nil {
+			return nil, err
+		}
+		outputs[i] = normalizeOutput(out)
+	}
+	expected := []byte(strings.ReplaceAll(string(data), "\r\n", "\n"))
+	if len(expected) > 0 && expected[len(expected)-1] != '\n' {
+		expected = append(expected, '\n')
+	}
+	return &Result{File: file, Transcript: t, Expected: expected, Actual: t.Rewrite(outputs), Outputs: outputs, Replayer: r}, nil
+}
+
+// ReplayFile reads and replays the transcript at path.
+func ReplayFile(path string) (*Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Replay(path, data)
+}

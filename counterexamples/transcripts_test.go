@@ -1,0 +1,316 @@
+package counterexamples
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/kvcheck/kvcheck/model"
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+// regenerate is the one command that rewrites the repository's
+// transcripts from the current spec.
+const regenerate = "go run ./cmd/kvcheck check --out counterexamples/testdata --rewrite"
+
+// transcriptFiles lists the repository's transcripts.
+func transcriptFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("testdata/*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no transcript in testdata/; regenerate them with: %s", regenerate)
+	}
+	return files
+}
+
+// directiveFromTestData is the datadriven view of a directive in the
+// form Replayer.Exec takes.
+func directiveFromTestData(td *datadriven.TestData) Directive {
+	line := 0
+	if i := strings.LastIndex(td.Pos, ":"); i >= 0 {
+		line, _ = strconv.Atoi(td.Pos[i+1:])
+	}
+	d := Directive{Line: line, Text: td.FullCmd(), Cmd: td.Cmd, Args: td.CmdArgs, Input: td.Input, Expected: td.Expected}
+	if d.Input != "" {
+		d.InputLine = line + 1
+	}
+	return d
+}
+
+// TestTranscripts replays every transcript in testdata/ through
+// cockroachdb/datadriven, so the test fails with datadriven's diff when the
+// spec drifts, and `go test ./counterexamples -run TestTranscripts
+// -rewrite` rewrites the expected outputs.
+func TestTranscripts(t *testing.T) {
+	for _, path := range transcriptFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			r := &Replayer{File: path}
+			datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+				d := directiveFromTestData(td)
+				out, err := r.Exec(&d)
+				if err != nil {
+					t.Fatalf("%v\nreproduce: go run ./cmd/kvcheck replay counterexamples/%s", err, path)
+				}
+				return out
+			})
+		})
+	}
+}
+
+// TestReaderAgreesWithDatadriven: this package's reader (used by `kvcheck
+// replay`) sees the same directives, inputs and expected outputs as
+// datadriven's, and replays every transcript to exactly its text.
+func TestReaderAgreesWithDatadriven(t *testing.T) {
+	for _, path := range transcriptFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := Parse(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+			seen = append(seen, td.FullCmd()+"|"+td.Input+"|"+td.Expected)
+			return td.Expected
+		})
+		var mine []string
+		for _, d := range tr.Directives {
+			mine = append(mine, d.Text+"|"+d.Input+"|"+d.Expected)
+		}
+		if strings.Join(seen, "\n") != strings.Join(mine, "\n") {
+			t.Errorf("%s: the readers disagree:\ndatadriven: %q\nthis reader: %q", path, seen, mine)
+		}
+		res, err := Replay(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Matches() {
+			t.Errorf("%s does not replay as written:\n%s\nreproduce: go run ./cmd/kvcheck replay counterexamples/%s", path, res.Diff(), path)
+		}
+	}
+}
+
+// TestEditedExpectedLineFailsWithDiff: changing one expected line makes
+// the replay differ with a unified diff naming that line, and the actual
+// text (what --rewrite writes) is the file as it was.
+func TestEditedExpectedLineFailsWithDiff(t *testing.T) {
+	path := transcriptFiles(t)[0]
+	original, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Replay(path, original)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var target string
+	for _, out := range res.Outputs {
+		if strings.Contains(out, "free pages") {
+			target = strings.Split(out, "\n")[0]
+			break
+		}
+	}
+	if target == "" {
+		t.Fatalf("%s has no output line about free pages", path)
+	}
+	edited := strings.Replace(string(original), target+"\n", target+" (edited)\n", 1)
+	if edited == string(original) {
+		t.Fatalf("could not edit %q", target)
+	}
+	res, err = Replay(path, []byte(edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Matches() {
+		t.Fatal("an edited expected line still matches")
+	}
+	diff := res.Diff()
+	for _, want := range []string{"-" + target + " (edited)", "+" + target, "@@", "(expected)", "(actual)"} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("diff lacks %q:\n%s", want, diff)
+		}
+	}
+	if string(res.Actual) != string(original) {
+		t.Errorf("the rewritten text differs from the original file")
+	}
+}
+
+// TestRealCodeTranscriptsEndInTheirViolation: each transcript named after
+// an invariant breaks it at its `[*]` step, the last, and nowhere before;
+// its banner has the Setup and Test outline and quotes the scenario's
+// story when it has one.
+func TestRealCodeTranscriptsEndInTheirViolation(t *testing.T) {
+	for _, path := range transcriptFiles(t) {
+		if strings.HasSuffix(path, ".ok.txt") {
+			continue
+		}
+		res, err := ReplayFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := res.Replayer.Steps
+		invariant := strings.Split(filepath.Base(path), ".")[2]
+		last := steps[len(steps)-1]
+		if !hasViolation(last, invariant) {
+			t.Errorf("%s: the last step %q does not break %s", path, last.Text, invariant)
+		}
+		for i, s := range steps[:len(steps)-1] {
+			if hasViolation(s, invariant) {
+				t.Errorf("%s: step %d already breaks %s", path, i+1, invariant)
+			}
+		}
+		if !hasMarker(last.Comments) {
+			t.Errorf("%s: no [*] comment above the last step", path)
+		}
+		banner := strings.Join(res.Transcript.Banner, "\n")
+		for _, want := range []string{"Setup:", "Test (steps", "[*] " + strconv.Itoa(len(steps)), "Found by:"} {
+			if !strings.Contains(banner, want) {
+				t.Errorf("%s: banner lacks %q", path, want)
+			}
+		}
+		if sc := res.Replayer.Scenario; sc != nil && res.Replayer.Spec.Fixes == 0 {
+			if story := Story(sc.Name); story != "" && !strings.Contains(banner, strings.Fields(story)[0]+" "+strings.Fields(story)[1]) {
+				t.Errorf("%s: banner does not quote the story", path)
+			}
+		}
+	}
+}
+
+func hasViolation(s Step, invariant string) bool {
+	for _, v := range s.Violations {
+		if v.Invariant == invariant {
+			return true
+		}
+	}
+	return false
+}
+
+var substitution = regexp.MustCompile(`Step (\d+) is "`)
+
+// TestFixTranscriptsReplayTheRealActions: a fix transcript breaks nothing,
+// ends with every invariant holding, and takes the real code's actions
+// except the substitutions its banner names.
+func TestFixTranscriptsReplayTheRealActions(t *testing.T) {
+	for _, path := range transcriptFiles(t) {
+		if !strings.HasSuffix(path, ".ok.txt") {
+			continue
+		}
+		res, err := ReplayFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range res.Replayer.Steps {
+			if len(s.Violations) > 0 || !s.Enabled {
+				t.Errorf("%s: step %d %q breaks %v (enabled %v)", path, i+1, s.Text, s.Violations, s.Enabled)
+			}
+		}
+		last := res.Outputs[len(res.Outputs)-1]
+		if strings.Contains(last, "violated") || !strings.Contains(last, "holds") {
+			t.Errorf("%s: final invariants output:\n%s", path, last)
+		}
+		scenario := strings.Split(filepath.Base(path), ".")[0]
+		realFiles, _ := filepath.Glob(filepath.Join("testdata", scenario+".real-code.*.txt"))
+		if len(realFiles) != 1 {
+			t.Fatalf("%s: expected one real-code transcript of %s, found %v", path, scenario, realFiles)
+		}
+		real, err := ReplayFile(realFiles[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		banner := strings.Join(res.Transcript.Banner, "\n")
+		substituted := map[int]bool{}
+		for _, m := range substitution.FindAllStringSubmatch(strings.ReplaceAll(banner, "\n", " "), -1) {
+			n, _ := strconv.Atoi(m[1])
+			substituted[n] = true
+		}
+		fixSteps, realSteps := res.Replayer.Steps, real.Replayer.Steps
+		if len(fixSteps) > len(realSteps) {
+			t.Errorf("%s has %d steps, the real code's transcript %d", path, len(fixSteps), len(realSteps))
+		}
+		if len(fixSteps) < len(realSteps) && !strings.Contains(banner, "the trace ends after step") {
+			t.Errorf("%s stops after %d of %d steps without saying why", path, len(fixSteps), len(realSteps))
+		}
+		for i := range min(len(fixSteps), len(realSteps)) {
+			if fixSteps[i].Text != realSteps[i].Text && !substituted[i+1] {
+				t.Errorf("%s: step %d is %q, the real code's %q, and the banner does not say why", path, i+1, fixSteps[i].Text, realSteps[i].Text)
+			}
+		}
+	}
+}
+
+// TestCommittedTranscriptsAreTheGeneratedSet: the folder holds exactly the
+// transcripts the current spec produces, so a new scenario, a renamed
+// invariant or a fix that changed its verdict shows up as a missing or
+// stale file.
+func TestCommittedTranscriptsAreTheGeneratedSet(t *testing.T) {
+	found, err := Check(DefaultVariants(), model.Options{Workers: 1}, "go run ./cmd/kvcheck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Transcripts(found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generated, committed []string
+	for _, f := range files {
+		generated = append(generated, f.Name)
+		res, err := Replay(f.Name, f.Data)
+		if err != nil {
+			t.Fatalf("%s as written does not replay: %v", f.Name, err)
+		}
+		if !res.Matches() {
+			t.Errorf("%s as written does not match its own replay:\n%s", f.Name, res.Diff())
+		}
+	}
+	for _, path := range transcriptFiles(t) {
+		committed = append(committed, filepath.Base(path))
+	}
+	sort.Strings(generated)
+	sort.Strings(committed)
+	if strings.Join(generated, "\n") != strings.Join(committed, "\n") {
+		t.Errorf("testdata holds\n  %s\nthe spec now produces\n  %s\nregenerate with: %s (and delete the stale files it names)",
+			strings.Join(committed, "\n  "), strings.Join(generated, "\n  "), regenerate)
+	}
+}
+
+// TestActionLinesParseBack: every action line of every transcript parses
+// to an action that prints as the same line.
+func TestActionLinesParseBack(t *testing.T) {
+	for _, path := range transcriptFiles(t) {
+		res, err := ReplayFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range res.Replayer.Steps {
+			a, err := res.Replayer.Spec.ParseAction(s.Text)
+			if err != nil || a.String() != s.Text {
+				t.Errorf("%s:%d: %q parses to %q (%v)", path, s.Line, s.Text, a.String(), err)
+			}
+		}
+	}
+}
+
+// TestConfigTextIsSelfContained: the config directive's text, applied to
+// the zero configuration, gives back every scenario's configuration.
+func TestConfigTextIsSelfContained(t *testing.T) {
+	for _, sc := range spec.Scenarios() {
+		cfg, err := spec.ParseConfig(spec.Config{}, ConfigText(&sc.Config))
+		if err != nil {
+			t.Fatalf("%s: %v", sc.Name, err)
+		}
+		if fmt.Sprint(cfg) != fmt.Sprint(sc.Config) {
+			t.Errorf("%s: round trip gives %+v, want %+v", sc.Name, cfg, sc.Config)
+		}
+	}
+}
