@@ -54,15 +54,7 @@ func variants(tb testing.TB) []*variant {
 	tb.Helper()
 	variantsOnce.Do(func() {
 		for _, sc := range spec.Scenarios() {
-			sets := []spec.Fixes{0}
-			for _, set := range sc.FixSets {
-				var fixes spec.Fixes
-				for _, f := range set {
-					fixes = fixes.With(f)
-				}
-				sets = append(sets, fixes)
-			}
-			for _, fixes := range sets {
+			for _, fixes := range sc.Variants() {
 				sp, err := sc.Spec(fixes)
 				if err != nil {
 					variantsErr = err

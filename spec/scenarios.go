@@ -24,6 +24,25 @@ type Scenario struct {
 	MaxStates int
 }
 
+// Variants returns the fix sets `kvcheck check` runs the scenario under
+// by default: the real code (no fix) first, then each of FixSets.
+func (sc *Scenario) Variants() []Fixes {
+	out := []Fixes{0}
+	for _, set := range sc.FixSets {
+		out = append(out, FixSetOf(set...))
+	}
+	return out
+}
+
+// FixSetOf returns the set of the given fixes.
+func FixSetOf(fixes ...Fix) Fixes {
+	var s Fixes
+	for _, f := range fixes {
+		s = s.With(f)
+	}
+	return s
+}
+
 // Spec returns the scenario's spec with fixes applied.
 func (sc *Scenario) Spec(fixes Fixes) (*Spec, error) {
 	sp, err := New(sc.Config, fixes)

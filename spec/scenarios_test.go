@@ -44,13 +44,7 @@ var scenarioPins = []struct {
 	{"pp-stage-divergence", []Fix{FixEqualStagePools}, 5418, 8186, true, "", 0, ""},
 }
 
-func fixSet(fixes []Fix) Fixes {
-	var s Fixes
-	for _, f := range fixes {
-		s = s.With(f)
-	}
-	return s
-}
+func fixSet(fixes []Fix) Fixes { return FixSetOf(fixes...) }
 
 func TestScenarioPins(t *testing.T) {
 	for _, pin := range scenarioPins {

@@ -167,12 +167,7 @@ func selectVariants(opts checkOptions) ([]variant, error) {
 			out = append(out, variant{sc, *explicit})
 			continue
 		}
-		out = append(out, variant{sc, 0})
-		for _, set := range sc.FixSets {
-			var fixes spec.Fixes
-			for _, f := range set {
-				fixes = fixes.With(f)
-			}
+		for _, fixes := range sc.Variants() {
 			out = append(out, variant{sc, fixes})
 		}
 	}

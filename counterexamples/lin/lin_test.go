@@ -45,15 +45,7 @@ func specTraces(t testing.TB) map[string][][]spec.Action {
 	out := map[string][][]spec.Action{}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, sc := range spec.Scenarios() {
-		sets := []spec.Fixes{0}
-		for _, set := range sc.FixSets {
-			var fixes spec.Fixes
-			for _, f := range set {
-				fixes = fixes.With(f)
-			}
-			sets = append(sets, fixes)
-		}
-		for _, fixes := range sets {
+		for _, fixes := range sc.Variants() {
 			sp, err := sc.Spec(fixes)
 			if err != nil {
 				t.Fatal(err)
