@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,18 +28,27 @@ func Story(scenario string) string {
 }
 
 // bannerWidth is where banner text wraps.
-const bannerWidth = 100
+const bannerWidth = 130
 
-// banner composes the comment block at the top of a transcript: title,
-// the report it reproduces, how it was found, the setup and a step
-// outline with the `[*]` step, the fixes, the story and a legend.
-func banner(ce Counterexample, steps []Step, marked int) []string {
+// StoryPath is where the story of a scenario lives in the repository.
+func StoryPath(scenario string) string { return "counterexamples/stories/" + scenario + ".txt" }
+
+// banner composes the comment block at the top of a transcript: the
+// title; the report it reproduces and where its story is; how it was
+// found; the setup; an outline of the directives below with the pages in
+// use after each, the `[*]` step and the fixes checked against it. The
+// actions' legend is in the README and on the explain page.
+func banner(ce Counterexample, steps []Step, marked int, groups [][]int) []string {
 	sp := ce.Spec
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	add(title(ce, steps), "")
+	add(title(ce, steps))
 	if sc := sp.Scenario; sc != nil {
-		add(wrap("Reproduces: "+sc.Report+": "+sc.Doc+".", "  ")...)
+		text := "Reproduces: " + sc.Report + ": " + sc.Doc + "."
+		if Story(sc.Name) != "" && ce.ReplayOf == "" && sp.Fixes == 0 {
+			text += " What happens: " + StoryPath(sc.Name) + "."
+		}
+		add(wrap(text, "  ")...)
 	}
 	if ce.ReplayOf != "" {
 		add(wrap(fmt.Sprintf("Replays: the actions of %s under %s.", ce.ReplayOf, fixDocs(sp.Fixes)), "  ")...)
@@ -48,32 +58,11 @@ func banner(ce Counterexample, steps []Step, marked int) []string {
 	} else if ce.FoundBy != "" {
 		add(wrap("Found by: "+ce.FoundBy+" ("+ce.Search+").", "  ")...)
 	}
-	add("")
 	add(wrap("Setup: "+setup(&sp.Config), "  ")...)
-	add("")
-	add(outline(ce, steps, marked)...)
-	if len(ce.FixedBy) > 0 {
-		add("", "Fixes checked against it:")
-		for _, n := range ce.FixedBy {
-			line := fmt.Sprintf("  %s (%s) %s", fixesName(n.Fixes), fixSources(n.Fixes), n.Verdict)
-			if n.File != "" {
-				line += ": " + n.File
-			}
-			add(wrap(line, "    ")...)
-		}
-	}
+	add(outline(ce, steps, marked, groups)...)
 	for _, note := range ce.Notes {
-		add("")
 		add(wrap(note, "  ")...)
 	}
-	if story := Story(scenarioName(sp)); story != "" && ce.ReplayOf == "" && sp.Fixes == 0 {
-		add("")
-		for _, para := range strings.Split(story, "\n\n") {
-			add(wrap(strings.Join(strings.Fields(para), " "), "")...)
-		}
-	}
-	add("")
-	add(legend(ce.Trace)...)
 	return out
 }
 
@@ -109,13 +98,13 @@ func fixDocs(fixes spec.Fixes) string {
 }
 
 // fixSources names where each fix comes from: its doc up to the first
-// colon ("PR #19006").
+// colon ("PR #19006"), when it has one.
 func fixSources(fixes spec.Fixes) string {
 	var parts []string
 	seen := map[string]bool{}
 	for _, f := range fixes.List() {
-		source, _, _ := strings.Cut(f.Doc(), ":")
-		if !seen[source] {
+		source, _, found := strings.Cut(f.Doc(), ":")
+		if found && !seen[source] {
 			seen[source] = true
 			parts = append(parts, source)
 		}
@@ -123,35 +112,38 @@ func fixSources(fixes spec.Fixes) string {
 	return strings.Join(parts, "; ")
 }
 
-// setup describes the configuration in words.
+// setup describes the configuration in words, leaving out what is at its
+// usual value (a resume gate of 100 %, recompute-pause on, the draft view
+// that follows the target's).
 func setup(cfg *spec.Config) string {
 	var parts []string
 	ranks := "1 rank"
 	if cfg.Ranks != 1 {
 		ranks = fmt.Sprintf("%d ranks", cfg.Ranks)
 	}
-	ranks += " (" + cfg.Loop.String() + " executor loop"
+	ranks += ", " + cfg.Loop.String() + " loop"
 	if cfg.AttentionDP {
 		ranks += ", attention DP"
+		if cfg.MaxNumActiveRequests > 0 {
+			ranks += fmt.Sprintf(" (max_num_active_requests %d)", cfg.MaxNumActiveRequests)
+		}
 	}
-	ranks += ")"
-	each := "each with"
-	if cfg.Ranks == 1 {
-		each = "with"
+	if cfg.KVTransceiver {
+		ranks += ", disaggregated generation"
 	}
-	parts = append(parts, fmt.Sprintf("%s, %s %s, %d tokens a page, %d/%d IndexMapper slots",
-		ranks, each, describePools(cfg), cfg.TokensPerBlock, cfg.TargetIndexSlots, cfg.DraftIndexSlots))
-	reuse := "block reuse off"
+	parts = append(parts, ranks, describePools(cfg)+fmt.Sprintf(", %d tokens a page", cfg.TokensPerBlock))
 	if cfg.BlockReuse {
-		reuse = "block reuse on"
+		parts = append(parts, "block reuse on")
 	}
 	chunked := "no chunked prefill"
 	if cfg.ChunkedPrefill {
 		chunked = fmt.Sprintf("chunked prefill (unit %d)", cfg.ChunkUnitSize)
 	}
-	parts = append(parts, reuse, fmt.Sprintf("%s, max_num_tokens %d, max_batch_size %d", chunked, cfg.MaxNumTokens, cfg.MaxBatchSize),
-		fmt.Sprintf("MTP max_draft_len %d", cfg.MaxDraftLen),
-		fmt.Sprintf("max_util_for_resume %d %%", cfg.ResumeGatePercent))
+	parts = append(parts, fmt.Sprintf("%s, max_num_tokens %d, max_batch_size %d", chunked, cfg.MaxNumTokens, cfg.MaxBatchSize),
+		fmt.Sprintf("MTP max_draft_len %d", cfg.MaxDraftLen))
+	if cfg.ResumeGatePercent != 100 {
+		parts = append(parts, fmt.Sprintf("max_util_for_resume %d %%", cfg.ResumeGatePercent))
+	}
 	if cfg.HostTier {
 		parts = append(parts, "a host tier below GPU")
 	}
@@ -161,7 +153,11 @@ func setup(cfg *spec.Config) string {
 	if cfg.EarlyFinish {
 		parts = append(parts, "requests may end early at EOS")
 	}
-	parts = append(parts, fmt.Sprintf("code %s, draft view %s", cfg.Version, cfg.DraftView))
+	version := cfg.Version.String()
+	if cfg.DraftView != spec.DraftViewSameAsTarget {
+		version += ", draft view " + cfg.DraftView.String()
+	}
+	parts = append(parts, version)
 	return strings.Join(parts, "; ") + ". Requests: " + describeRequests(cfg) + "."
 }
 
@@ -173,13 +169,15 @@ func describePools(cfg *spec.Config) string {
 		if !cfg.HasPool(0, p) {
 			continue
 		}
-		text := fmt.Sprintf("a %s pool of %d pages", p, cfg.PoolBlocks(0, p))
+		text := fmt.Sprintf("target pool %d pages", cfg.PoolBlocks(0, p))
 		if p == spec.Draft {
 			switch cfg.DraftPool {
 			case spec.UnpairedDraftPool:
-				text = fmt.Sprintf("an unpaired draft pool of %d pages (stop_committing, left out of admission)", cfg.PoolBlocks(0, p))
+				text = fmt.Sprintf("unpaired draft pool %d pages", cfg.PoolBlocks(0, p))
 			case spec.PairedDraftPool:
-				text = fmt.Sprintf("a paired draft pool of %d pages (enable_joint_kv_cache_reuse)", cfg.PoolBlocks(0, p))
+				text = fmt.Sprintf("paired draft pool %d pages", cfg.PoolBlocks(0, p))
+			default:
+				text = fmt.Sprintf("draft pool %d pages", cfg.PoolBlocks(0, p))
 			}
 		}
 		for r := uint8(1); r < cfg.Ranks; r++ {
@@ -191,7 +189,7 @@ func describePools(cfg *spec.Config) string {
 		}
 		parts = append(parts, text)
 	}
-	return strings.Join(parts, " and ")
+	return strings.Join(parts, ", ")
 }
 
 // describeRequests groups identical request templates.
@@ -210,16 +208,19 @@ func describeRequests(cfg *spec.Config) string {
 	}
 	parts := make([]string, len(runs))
 	for i, r := range runs {
-		text := fmt.Sprintf("%d × prompt %d + %d new tokens", r.n, r.t.PromptLen, r.t.MaxNewTokens)
+		text := fmt.Sprintf("%d × prompt %d, max_tokens %d", r.n, r.t.PromptLen, r.t.MaxNewTokens)
 		if r.t.Family != spec.NoFamily && r.t.SharedPrefix > 0 {
-			text += fmt.Sprintf(" sharing their first %d tokens (family %d)", r.t.SharedPrefix, r.t.Family)
+			text += fmt.Sprintf(", sharing their first %d tokens", r.t.SharedPrefix)
 		}
-		if cfg.Ranks > 1 {
+		if r.t.ReceivingKV {
+			text += ", receiving KV"
+		}
+		if oneRank := !slices.ContainsFunc(cfg.Requests, func(t spec.RequestTemplate) bool { return t.Rank != r.t.Rank }); cfg.Ranks > 1 && !oneRank {
 			text += fmt.Sprintf(" on rank %d", r.t.Rank)
 		}
 		parts[i] = text
 	}
-	return strings.Join(parts, ", then ")
+	return strings.Join(parts, "; ")
 }
 
 var rankArg = regexp.MustCompile(`\brank=(\d+)\b`)
@@ -234,77 +235,40 @@ func actionRank(line string) int {
 	return n
 }
 
-// outlineGroup is one line of the step outline: a run of steps that
-// carries one batch on one rank, or a run of rank-less steps.
-type outlineGroup struct {
-	first, last int // 0-based step indices
-	rank        int
-	text        string
-	// plain says the group is a run of steps that neither form a batch nor
-	// change any pool's usage (after its first step).
-	plain bool
-	steps int
-}
+// maxOutlineLines is the most lines the Test outline takes before the `[*]`
+// line; a longer outline takes several directives to a line.
+const maxOutlineLines = 4
 
-// outline is the Test section: one line per batch a rank runs (from the
-// step that forms it to the step that clears it) and per run of arrivals,
-// with the pages in use afterwards, then the `[*]` step.
-func outline(ce Counterexample, steps []Step, marked int) []string {
+// outline is the Test section: one line per directive of the body (or,
+// when the body has a directive per action, per iteration), with what ran
+// and the pages in use afterwards, coarsened to at most maxOutlineLines
+// lines; then the `[*]` step.
+func outline(ce Counterexample, steps []Step, marked int, groups [][]int) []string {
 	sp := ce.Spec
-	var groups []*outlineGroup
-	open := map[int]*outlineGroup{}
-	for i, s := range steps {
-		r := actionRank(s.Text)
-		if r < 0 || r >= len(s.After.Ranks) {
-			if n := len(groups); n > 0 && groups[n-1].rank < 0 && groups[n-1].last == i-1 {
-				groups[n-1].last = i
-				groups[n-1].text += ", " + s.Text
-				continue
-			}
-			groups = append(groups, &outlineGroup{first: i, last: i, rank: -1, text: s.Text})
-			continue
+	spans := outlineSpans(sp, steps, marked, groups)
+	header := "Test (steps: what ran; pages in use after them"
+	if sp.Config.Ranks > 1 {
+		var ranks []string
+		for r := 0; r < int(sp.Config.Ranks); r++ {
+			ranks = append(ranks, fmt.Sprintf("rank %d %s", r, poolNames(sp, r)))
 		}
-		before, after := s.Before.Ranks[r].Batch, s.After.Ranks[r].Batch
-		if g := open[r]; g != nil {
-			g.last = i
-			if after.Count == 0 {
-				delete(open, r)
-			}
-			continue
-		}
-		if before.Count == 0 && after.Count > 0 {
-			g := &outlineGroup{first: i, last: i, rank: r, text: fmt.Sprintf("rank %d runs [%s]", r, after.Describe())}
-			groups = append(groups, g)
-			open[r] = g
-			continue
-		}
-		if n := len(groups); n > 0 && groups[n-1].plain && groups[n-1].last == i-1 && sameUsage(&s.Before, &s.After) {
-			g := groups[n-1]
-			g.last = i
-			g.steps++
-			if g.steps <= 3 {
-				g.text += ", " + s.Text
-			} else if g.steps == 4 {
-				g.text += ", ..."
-			}
-			continue
-		}
-		groups = append(groups, &outlineGroup{first: i, last: i, rank: r, text: s.Text, plain: true, steps: 1})
+		header += ", " + strings.Join(ranks, " | ")
+	} else {
+		header += ", " + poolNames(sp, 0)
 	}
+	lines := []string{header + "):"}
+	texts := make([]string, len(spans))
 	width := 0
-	for _, g := range groups {
-		width = max(width, len(g.text))
+	for i, span := range spans {
+		texts[i] = spanText(sp, steps[span[0]:span[1]+1])
+		width = max(width, len(texts[i]))
 	}
-	lines := []string{"Test (steps; pages in use after them, per pool):"}
-	for _, g := range groups {
-		span := itoa(g.first + 1)
-		if g.last > g.first {
-			span += "-" + itoa(g.last+1)
+	for i, span := range spans {
+		label := itoa(span[0] + 1)
+		if span[1] > span[0] {
+			label += "-" + itoa(span[1]+1)
 		}
-		line := fmt.Sprintf("  %-7s %-*s", span, width, g.text)
-		if g.rank >= 0 {
-			line += "  " + pagesInUse(sp, &steps[g.last].After, g.rank)
-		}
+		line := fmt.Sprintf("  %-7s %-*s  %s", label, width, texts[i], pagesAfter(sp, &steps[span[1]].After))
 		lines = append(lines, strings.TrimRight(line, " "))
 	}
 	if marked >= 0 {
@@ -314,63 +278,190 @@ func outline(ce Counterexample, steps []Step, marked int) []string {
 		case !s.Enabled:
 			what = "is not enabled"
 		case s.After.Crash.Happened:
-			what = fmt.Sprintf("raises in %s (the title's error)", s.After.Crash.Function)
+			what = fmt.Sprintf("%s raises", s.After.Crash.Function)
 		case len(s.Violations) > 0:
 			what = "breaks " + violationNames(s.Violations)
 		case ce.Invariant != "":
 			what = "ends in a " + ce.Invariant
 		default:
-			what = "broke in the real code; here nothing breaks"
+			what = "broke in the real code (" + ce.ReplayBroke + "); here nothing breaks"
 		}
-		lines = append(lines, wrap(fmt.Sprintf("  [*] %-4d %s %s", marked+1, s.Text, what), "      ")...)
+		lines = append(lines, wrap(fmt.Sprintf("  [*] %-3d %s: %s", marked+1, s.Text, what), "      ")...)
+	}
+	for _, text := range fixLines(ce.FixedBy) {
+		lines = append(lines, wrap("      "+text, "        ")...)
 	}
 	return lines
 }
 
-// sameUsage reports whether no pool of any rank changed its free pages.
-func sameUsage(a, b *spec.State) bool {
-	for r := range a.Ranks {
-		for p := range a.Ranks[r].Pools {
-			if a.Ranks[r].Pools[p].Free != b.Ranks[r].Pools[p].Free {
-				return false
+// fixLines say, one fix set a line, whether it closes the violation,
+// with its transcript: "closed by joint-admission (PR #19006):
+// draft-admission.joint-admission.ok.txt".
+func fixLines(notes []FixNote) []string {
+	var out []string
+	for _, n := range notes {
+		name := fixesName(n.Fixes)
+		source := fixSources(n.Fixes)
+		switch {
+		case strings.HasPrefix(n.Verdict, "closes it"):
+			if source != "" {
+				name += " (" + source + ")"
+			}
+			out = append(out, "closed by "+name+": "+n.File)
+		case strings.HasPrefix(n.Verdict, "does not close it"):
+			why := strings.Trim(strings.TrimPrefix(n.Verdict, "does not close it"), " ()")
+			if source != "" {
+				why = source + "; " + why
+			}
+			out = append(out, "not closed by "+name+" ("+why+"): "+n.File)
+		default:
+			if source != "" {
+				name += " (" + source + ")"
+			}
+			out = append(out, name+": "+n.Verdict)
+		}
+	}
+	return out
+}
+
+// outlineSpans are the step spans of the outline's lines: the directives'
+// (the iterations' when each action is a directive), joined in runs until
+// there are at most maxOutlineLines; the marked step ends a span.
+func outlineSpans(sp *spec.Spec, steps []Step, marked int, groups [][]int) [][2]int {
+	trace := make([]spec.Action, len(steps))
+	for i, s := range steps {
+		trace[i] = s.Action
+	}
+	if len(groups) == len(steps) && len(steps) > 1 {
+		groups = groupSteps(sp, trace, 1, marked)
+	}
+	spans := make([][2]int, len(groups))
+	for i, g := range groups {
+		spans[i] = [2]int{g[0], g[len(g)-1]}
+	}
+	for len(spans) > maxOutlineLines {
+		var joined [][2]int
+		for i := 0; i < len(spans); i++ {
+			if i+1 < len(spans) && spans[i][1] != marked {
+				joined = append(joined, [2]int{spans[i][0], spans[i+1][1]})
+				i++
+				continue
+			}
+			joined = append(joined, spans[i])
+		}
+		if len(joined) == len(spans) {
+			break
+		}
+		spans = joined
+	}
+	return spans
+}
+
+// spanText says what ran in a span of steps: its arrivals, the batches
+// the ranks ran, or else its actions.
+func spanText(sp *spec.Spec, steps []Step) string {
+	var arrivals []string
+	var batches []string
+	seen := map[string]bool{}
+	for _, s := range steps {
+		if s.Action.Kind == spec.ActArrive {
+			arrivals = append(arrivals, itoa(int(s.Action.ID)))
+		}
+		for _, c := range s.Changes {
+			for _, f := range c.Fields {
+				var batch string
+				switch {
+				case c.Kind == "Pipeline" && c.Appeared && f.Key == "PipelineIteration.Batch":
+					batch = "micro-batches " + f.After
+				case c.Kind == "Ranks" && f.Key == "Rank.Batch" && f.After != "[]":
+					batch = fmt.Sprintf("rank %d runs %s", c.Rank, f.After)
+				default:
+					continue
+				}
+				if !seen[batch] {
+					seen[batch] = true
+					batches = append(batches, batch)
+				}
 			}
 		}
 	}
-	return true
-}
-
-// pagesInUse is "target 7/8, draft 8/8" for one rank.
-func pagesInUse(sp *spec.Spec, s *spec.State, r int) string {
 	var parts []string
-	for p := range s.Ranks[r].Pools {
-		kind := spec.PoolKind(p)
-		if !sp.Config.HasPool(uint8(r), kind) {
-			continue
+	if len(arrivals) > 0 {
+		parts = append(parts, "arrive req="+strings.Join(arrivals, ", "))
+	}
+	parts = append(parts, joinBatches(batches)...)
+	if len(batches) == 0 {
+		var actions []string
+		for _, s := range steps {
+			if s.Action.Kind != spec.ActArrive {
+				actions = append(actions, s.Text)
+			}
 		}
-		size := int(sp.Config.PoolBlocks(uint8(r), kind))
-		parts = append(parts, fmt.Sprintf("%s %d/%d", kind, size-int(s.Ranks[r].Pools[p].Free), size))
+		if len(actions) > 2 {
+			actions = append(actions[:2], "...")
+		}
+		parts = append(parts, actions...)
 	}
-	text := strings.Join(parts, ", ")
-	if sp.Config.Ranks > 1 {
-		text = fmt.Sprintf("rank %d: %s", r, text)
-	}
-	return text
+	return strings.Join(parts, "; ")
 }
 
-// legend names the real functions behind each action kind of the trace.
-func legend(trace []spec.Action) []string {
-	lines := []string{"Actions (each is followed by ---- and what it changed: old → new):"}
-	seen := map[spec.ActionKind]bool{}
-	for _, a := range trace {
-		if seen[a.Kind] {
+// joinBatches folds "rank 0 runs [a]", "rank 0 runs [b]" into "rank 0 runs
+// [a], [b]", and more than two batches into "[a] ... [z]".
+func joinBatches(batches []string) []string {
+	type run struct {
+		who     string
+		batches []string
+	}
+	var runs []run
+	for _, b := range batches {
+		i := strings.Index(b, " [")
+		if n := len(runs); n > 0 && runs[n-1].who == b[:i] {
+			runs[n-1].batches = append(runs[n-1].batches, b[i+1:])
 			continue
 		}
-		seen[a.Kind] = true
-		if f := a.Kind.RealFunctions(); f != "" {
-			lines = append(lines, wrap(fmt.Sprintf("  %s: %s", a.Kind, f), "    ")...)
+		runs = append(runs, run{b[:i], []string{b[i+1:]}})
+	}
+	var out []string
+	for _, r := range runs {
+		who, list := r.who, r.batches
+		if len(list) == 1 {
+			who = strings.TrimSuffix(who, "es")
+		}
+		if len(list) > 2 {
+			list = []string{list[0], "...", list[len(list)-1]}
+		}
+		out = append(out, who+" "+strings.ReplaceAll(strings.Join(list, ", "), ", ..., ", " ... "))
+	}
+	return out
+}
+
+// poolNames names the pools of rank r in the order pagesAfter lists them.
+func poolNames(sp *spec.Spec, r int) string {
+	var names []string
+	for p := spec.Target; p <= spec.Draft; p++ {
+		if sp.Config.HasPool(uint8(r), p) {
+			names = append(names, p.String())
 		}
 	}
-	return lines
+	return strings.Join(names, " ")
+}
+
+// pagesAfter is the pages in use of every pool, "7/8 8/8" per rank, ranks
+// separated by " | ".
+func pagesAfter(sp *spec.Spec, s *spec.State) string {
+	var ranks []string
+	for r := 0; r < int(sp.Config.Ranks); r++ {
+		var parts []string
+		for p := spec.Target; p <= spec.Draft; p++ {
+			if !sp.Config.HasPool(uint8(r), p) {
+				continue
+			}
+			size := int(sp.Config.PoolBlocks(uint8(r), p))
+			parts = append(parts, fmt.Sprintf("%d/%d", size-int(s.Ranks[r].Pools[p].Free), size))
+		}
+		ranks = append(ranks, strings.Join(parts, " "))
+	}
+	return strings.Join(ranks, " | ")
 }
 
 // wrap breaks text into banner lines, continuation lines indented.

@@ -21,8 +21,41 @@ type Change struct {
 	Text string
 	// Pool is the pool kind the entity belongs to, -1 for none.
 	Pool int
+	// Kind is the array field the entity is an element of ("Requests",
+	// "Caches", "Pools", "Ranks", "Pipeline"), "" for the engine.
+	Kind string
+	// ID is the entity's index in that array (the request or cache ID, the
+	// pool kind, the rank, the pipeline iteration), -1 for the engine.
+	ID int
+	// Appeared and Gone say the entity appeared from its zero value (a
+	// created cache, an arrived request) or went back to it (a closed
+	// cache); Fields then list its non-zero fields after (Appeared) or
+	// before (Gone).
+	Appeared, Gone bool
+	// Fields are the changed fields, in the order Text lists them.
+	Fields []FieldChange
 
 	order, visit int
+}
+
+// FieldChange is one changed field of an entity, in words.
+type FieldChange struct {
+	// Key names the Go field, "Type.Field" ("Cache.Capacity"), or for an
+	// element of an array of numbers "Type.Field[i]".
+	Key string
+	// Name is the field in words ("capacity"); nested fields carry their
+	// parent's words ("batch dummy state").
+	Name string
+	// Bare says the value names itself and is listed without Name (an
+	// enum such as "active", in the fields of an entity that appeared).
+	Bare bool
+	// Before and After are the values in words; Before is "" in the
+	// fields of an entity that appeared, After "" in those of one that went.
+	Before, After string
+	// Whole says the values are whole values shown in brackets or
+	// parentheses (a batch "[gen 1]", a nested record "(complete, ...)"),
+	// or the crash.
+	Whole bool
 }
 
 // String is the output line: "rank 0 draft cache 3: capacity 0 → 12".
@@ -46,9 +79,10 @@ func Changes(before, after *spec.State) []Change {
 
 // leafChange is one changed field found by the go-cmp walk.
 type leafChange struct {
-	entity     []string
-	entityKind string // the array field the innermost entity is an element of
-	rank, pool int
+	entity      []string
+	entityKind  string // the array field the innermost entity is an element of
+	entityIndex int    // its index in that array
+	rank, pool  int
 	// entityBefore and entityAfter are the innermost entity's whole values,
 	// so an entity that appears or disappears is told as such.
 	entityBefore, entityAfter reflect.Value
@@ -57,7 +91,10 @@ type leafChange struct {
 	words                     string // the field in words
 	before, after             reflect.Value
 	whole                     bool // a describer shown whole
-	index                     int  // element of an array-of-numbers field, -1 if none
+	// nested is a struct field (not an entity, not a describer) that
+	// appears from or goes to its zero value, shown whole.
+	nested bool
+	index  int // element of an array-of-numbers field, -1 if none
 }
 
 // changeReporter is a cmp.Reporter collecting the leaves that differ.
@@ -147,6 +184,7 @@ func (r *changeReporter) Report(rs cmp.Result) {
 			k := index.index
 			leaf.entity = append(leaf.entity, entityWord(name, k))
 			leaf.entityKind = name
+			leaf.entityIndex = k
 			leaf.entityBefore, leaf.entityAfter = index.vx, index.vy
 			switch name {
 			case "Ranks":
@@ -179,6 +217,10 @@ func (r *changeReporter) Report(rs cmp.Result) {
 			leaf.whole = true
 			break
 		}
+		if step.typ.Kind() == reflect.Struct && !isDescriber(step.typ) && step.vx.IsZero() != step.vy.IsZero() {
+			leaf.nested = true
+			break
+		}
 		if step.typ.Kind() == reflect.Struct {
 			// A nested value (or a describer whose description did not
 			// change): name its fields after it.
@@ -191,7 +233,7 @@ func (r *changeReporter) Report(rs cmp.Result) {
 	if r.seen == nil {
 		r.seen = map[string]bool{}
 	}
-	if k := key.String(); leaf.whole || leaf.index >= 0 {
+	if k := key.String(); leaf.whole || leaf.nested || leaf.index >= 0 {
 		if r.seen[k] {
 			return
 		}
@@ -241,7 +283,11 @@ func (r *changeReporter) changes() []Change {
 			if name != "" && name[0] == 0 {
 				order = 9
 			}
-			g = &group{change: Change{Rank: l.rank, Pool: l.pool, Entity: strings.TrimPrefix(name, "\x00"), order: order, visit: i}}
+			id := -1
+			if len(l.entity) > 0 {
+				id = l.entityIndex
+			}
+			g = &group{change: Change{Rank: l.rank, Pool: l.pool, Entity: strings.TrimPrefix(name, "\x00"), Kind: l.entityKind, ID: id, order: order, visit: i}}
 			if name != "" && name[0] == 0 {
 				g.change.Entity = ""
 			}
@@ -252,7 +298,8 @@ func (r *changeReporter) changes() []Change {
 	}
 	out := make([]Change, 0, len(groups))
 	for _, g := range groups {
-		g.change.Text = renderGroup(g.leaves)
+		g.change.Appeared, g.change.Gone, g.change.Fields = groupFields(g.leaves)
+		g.change.Text = renderFields(g.leaves[0], g.change)
 		out = append(out, g.change)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -278,24 +325,70 @@ func sortRank(c Change) int {
 	return c.Rank
 }
 
-// renderGroup renders the changed fields of one entity.
-func renderGroup(leaves []leafChange) string {
+// groupFields works out whether the entity of a group of leaves appeared
+// or went and lists its changed fields.
+func groupFields(leaves []leafChange) (appeared, gone bool, fields []FieldChange) {
 	first := leaves[0]
-	if len(first.entity) > 0 && first.entityBefore.IsValid() && first.entityAfter.IsValid() {
-		verbs, ok := entityVerbs[first.entityKind]
-		if !ok {
-			verbs = [2]string{"new", "removed"}
+	if len(first.entity) > 0 && first.entityBefore.IsValid() && first.entityAfter.IsValid() && isLeafEntity(leaves) {
+		if first.entityBefore.IsZero() && !first.entityAfter.IsZero() {
+			return true, false, listFieldChanges(first.entityAfter, false)
 		}
-		if first.entityBefore.IsZero() && !first.entityAfter.IsZero() && isLeafEntity(leaves) {
-			return verbs[0] + " " + listFields(first.entityAfter)
-		}
-		if !first.entityBefore.IsZero() && first.entityAfter.IsZero() && isLeafEntity(leaves) {
-			return verbs[1] + " (was " + listFields(first.entityBefore) + ")"
+		if !first.entityBefore.IsZero() && first.entityAfter.IsZero() {
+			return false, true, listFieldChanges(first.entityBefore, true)
 		}
 	}
-	parts := make([]string, 0, len(leaves))
 	for _, l := range leaves {
-		parts = append(parts, renderLeaf(l))
+		fields = append(fields, leafField(l))
+	}
+	return false, false, fields
+}
+
+// renderFields is a Change's text: "created active, capacity 12",
+// "closed (was ...)" or the changed fields.
+func renderFields(first leafChange, c Change) string {
+	verbs, ok := entityVerbs[first.entityKind]
+	if !ok {
+		verbs = [2]string{"new", "removed"}
+	}
+	switch {
+	case c.Appeared:
+		return verbs[0] + " " + listText(c.Fields, false)
+	case c.Gone:
+		return verbs[1] + " (was " + listText(c.Fields, true) + ")"
+	}
+	parts := make([]string, 0, len(c.Fields))
+	for _, f := range c.Fields {
+		parts = append(parts, f.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String renders a changed field: "capacity 0 → 12", "batch [gen 1]",
+// "crashed: ...".
+func (f FieldChange) String() string {
+	switch {
+	case f.Whole && f.Key == "State.Crash" && f.Before == "":
+		return f.Name + ": " + f.After
+	case f.Whole && (f.Before == "" || f.Before == "[]" || f.Before == "none"):
+		return f.Name + " " + f.After
+	}
+	return f.Name + " " + f.Before + " → " + f.After
+}
+
+// listText lists the fields of an entity that appeared (or, gone, the
+// values it had): enum values bare, others "name value".
+func listText(fields []FieldChange, gone bool) string {
+	parts := make([]string, 0, len(fields))
+	for _, f := range fields {
+		v := f.After
+		if gone {
+			v = f.Before
+		}
+		if f.Bare {
+			parts = append(parts, v)
+		} else {
+			parts = append(parts, f.Name+" "+v)
+		}
 	}
 	return strings.Join(parts, ", ")
 }
@@ -311,50 +404,73 @@ func isLeafEntity(leaves []leafChange) bool {
 	return true
 }
 
-// renderLeaf renders one changed field: "capacity 0 → 12".
-func renderLeaf(l leafChange) string {
-	if l.whole {
-		before, after := describeValue(l.before), describeValue(l.after)
-		if len(l.entity) == 0 && before == "" {
-			return l.words + ": " + after
+// leafField puts one changed field into words.
+func leafField(l leafChange) FieldChange {
+	f := FieldChange{Key: l.owner.Name() + "." + l.field, Name: l.words}
+	switch {
+	case l.whole:
+		f.Whole = true
+		f.Before, f.After = describeValue(l.before), describeValue(l.after)
+		if f.Key != "State.Crash" {
+			f.Before, f.After = "["+f.Before+"]", "["+f.After+"]"
 		}
-		if before == "" {
-			return l.words + " [" + after + "]"
-		}
-		return l.words + " [" + before + "] → [" + after + "]"
+	case l.nested:
+		f.Whole = true
+		f.Before, f.After = nestedValue(l.before), nestedValue(l.after)
+	case l.index >= 0:
+		f.Key += "[" + itoa(l.index) + "]"
+		f.Before, f.After = plainValue(l.before), plainValue(l.after)
+	default:
+		f.Before, f.After = fieldValue(l.owner, l.field, l.before), fieldValue(l.owner, l.field, l.after)
 	}
-	var before, after string
-	if l.index >= 0 {
-		before, after = plainValue(l.before), plainValue(l.after)
-	} else {
-		before, after = fieldValue(l.owner, l.field, l.before), fieldValue(l.owner, l.field, l.after)
-	}
-	return l.words + " " + before + " → " + after
+	return f
 }
 
-// listFields lists the non-zero fields of an entity: enum values bare
-// ("active"), flags by name, others as "name value".
-func listFields(v reflect.Value) string {
+// nestedValue is a nested record in parentheses, "none" for its zero value.
+func nestedValue(v reflect.Value) string {
+	if !v.IsValid() || v.IsZero() {
+		return "none"
+	}
+	return "(" + listText(listFieldChanges(v, false), false) + ")"
+}
+
+// listFieldChanges lists the non-zero fields of an entity as the fields of
+// one that appeared (After set) or, gone, went (Before set): enum values
+// bare ("active"), flags by name, others as "name value".
+func listFieldChanges(v reflect.Value, gone bool) []FieldChange {
 	t := v.Type()
-	var parts []string
+	var out []FieldChange
 	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
+		sf := t.Field(i)
 		fv := v.Field(i)
 		if fv.IsZero() {
 			continue
 		}
+		f := FieldChange{Key: t.Name() + "." + sf.Name, Name: fieldName(t, sf.Name)}
+		var value string
 		switch {
-		case isDescriber(f.Type):
-			parts = append(parts, fieldName(t, f.Name)+" ["+describeValue(fv)+"]")
-		case isEnum(f.Type):
-			parts = append(parts, plainValue(fv))
-		case f.Type.Kind() == reflect.Array || f.Type.Kind() == reflect.Struct:
-			parts = append(parts, fieldName(t, f.Name)+" "+strings.TrimSpace(plainValue(fv)))
+		case isDescriber(sf.Type):
+			f.Whole = true
+			value = "[" + describeValue(fv) + "]"
+		case isEnum(sf.Type):
+			f.Bare = true
+			value = plainValue(fv)
+		case sf.Type.Kind() == reflect.Struct:
+			f.Whole = true
+			value = nestedValue(fv)
+		case sf.Type.Kind() == reflect.Array:
+			value = strings.TrimSpace(plainValue(fv))
 		default:
-			parts = append(parts, fieldName(t, f.Name)+" "+fieldValue(t, f.Name, fv))
+			value = fieldValue(t, sf.Name, fv)
 		}
+		if gone {
+			f.Before = value
+		} else {
+			f.After = value
+		}
+		out = append(out, f)
 	}
-	return strings.Join(parts, ", ")
+	return out
 }
 
 func itoa(i int) string { return strings.TrimSpace(plainValue(reflect.ValueOf(i))) }

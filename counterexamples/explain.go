@@ -34,7 +34,11 @@ type page struct {
 	Charts               []chart
 	Rows                 []row
 	Banner               string
-	Generator            template.HTML
+	// Story is the scenario's story (what happens in the engine) and
+	// Legend the real functions behind each kind of action in the trace.
+	Story     []string
+	Legend    []string
+	Generator template.HTML
 }
 
 // row is one step of the timeline.
@@ -74,6 +78,20 @@ func explainPage(res *Result) page {
 	for _, f := range sp.Fixes.List() {
 		p.FixDocs = append(p.FixDocs, f.String()+": "+f.Doc())
 	}
+	if story := Story(p.Scenario); story != "" {
+		for _, para := range strings.Split(story, "\n\n") {
+			text := strings.Join(strings.Fields(para), " ")
+			if rest, ok := strings.CutPrefix(text, "What happens: "); ok && rest != "" {
+				text = strings.ToUpper(rest[:1]) + rest[1:]
+			}
+			p.Story = append(p.Story, text)
+		}
+	}
+	trace := make([]spec.Action, len(r.Steps))
+	for i, s := range r.Steps {
+		trace[i] = s.Action
+	}
+	p.Legend = legend(trace)
 	p.Lanes = append(p.Lanes, "engine")
 	for rank := 0; rank < int(sp.Config.Ranks); rank++ {
 		p.Lanes = append(p.Lanes, fmt.Sprintf("rank %d", rank))
@@ -119,21 +137,29 @@ func explainPage(res *Result) page {
 		if !s.Enabled {
 			rw.Cells[lane].Bad = append(rw.Cells[lane].Bad, "not enabled here")
 		}
-		for _, c := range s.Changes {
-			l := c.Rank + 1
-			if l < 0 || l >= len(p.Lanes) {
-				l = 0
+		for _, line := range laneLines(sp, summarize(sp, r.Steps[i:i+1], i+1)) {
+			if strings.HasPrefix(line.Text, "violation ") || strings.HasPrefix(line.Text, "not enabled") || line.Text == s.End {
+				continue // told below
 			}
-			text := c.String()
-			if c.Rank >= 0 {
-				text = strings.TrimPrefix(text, fmt.Sprintf("rank %d ", c.Rank))
-				text = strings.TrimPrefix(text, fmt.Sprintf("rank %d: ", c.Rank))
+			lanes := []int{0}
+			if len(line.Ranks) > 0 {
+				lanes = nil
+				for _, rank := range line.Ranks {
+					lanes = append(lanes, rank+1)
+				}
+			} else if s.After.Crash.Happened && strings.HasPrefix(line.Text, "crashed") {
+				lanes = []int{int(s.After.Crash.Rank) + 1}
 			}
-			if strings.HasPrefix(text, "crashed") {
-				rw.Cells[l].Bad = append(rw.Cells[l].Bad, text)
-				continue
+			for _, l := range lanes {
+				if l < 0 || l >= len(p.Lanes) {
+					l = 0
+				}
+				if line.Bad {
+					rw.Cells[l].Bad = append(rw.Cells[l].Bad, line.Text)
+				} else {
+					rw.Cells[l].Changes = append(rw.Cells[l].Changes, line.Text)
+				}
 			}
-			rw.Cells[l].Changes = append(rw.Cells[l].Changes, text)
 		}
 		for _, v := range s.Violations {
 			rw.Cells[0].Bad = append(rw.Cells[0].Bad, "violation "+v.Invariant+": "+v.Message)
@@ -145,6 +171,49 @@ func explainPage(res *Result) page {
 	}
 	p.Charts = charts(sp, r, marked)
 	return p
+}
+
+// laneLines splits the pages-in-use line into one line per rank, so each
+// goes to its rank's lane.
+func laneLines(sp *spec.Spec, lines []Line) []Line {
+	var out []Line
+	for _, l := range lines {
+		rest, ok := strings.CutPrefix(l.Text, "pages in use: ")
+		if !ok || len(l.Ranks) > 0 {
+			out = append(out, l)
+			continue
+		}
+		if sp.Config.Ranks == 1 {
+			out = append(out, Line{Ranks: []int{0}, Text: l.Text})
+			continue
+		}
+		for _, part := range strings.Split(rest, "; ") {
+			var r int
+			if _, err := fmt.Sscanf(part, "rank %d ", &r); err != nil {
+				out = append(out, Line{Text: "pages in use: " + part})
+				continue
+			}
+			out = append(out, Line{Ranks: []int{r}, Text: "pages in use: " + strings.TrimPrefix(part, fmt.Sprintf("rank %d ", r))})
+		}
+	}
+	return out
+}
+
+// legend names the real functions behind each kind of action of a
+// trace, in the order the trace first takes them.
+func legend(trace []spec.Action) []string {
+	var lines []string
+	seen := map[spec.ActionKind]bool{}
+	for _, a := range trace {
+		if seen[a.Kind] {
+			continue
+		}
+		seen[a.Kind] = true
+		if f := a.Kind.RealFunctions(); f != "" {
+			lines = append(lines, a.Kind.String()+": "+f)
+		}
+	}
+	return lines
 }
 
 func hasMarker(comments []string) bool {
@@ -279,6 +348,9 @@ li { font-family: ui-monospace, monospace; font-size: .85em; }
 li.bad { color: #b00; font-weight: 600; }
 .comment { font-size: .8em; color: #666; font-style: italic; }
 pre { background: #f7f7f7; padding: .8em; overflow-x: auto; font-size: .8em; }
+h2.section { font-size: 1em; margin: 1.2em 0 .3em; }
+p.story { max-width: 60em; margin: .3em 0; }
+ul.legend li { font-family: system-ui, sans-serif; font-size: .9em; }
 </style>
 </head>
 <body>
@@ -298,6 +370,8 @@ pre { background: #f7f7f7; padding: .8em; overflow-x: auto; font-size: .8em; }
 {{end}}<tr class="{{.Class}}"><td class="n">{{.Number}}</td>{{range .Cells}}<td>{{if .Action}}<div class="action">{{.Action}}</div>{{end}}{{if or .Changes .Bad}}<ul>{{range .Changes}}<li>{{.}}</li>{{end}}{{range .Bad}}<li class="bad">{{.}}</li>{{end}}</ul>{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table>
+{{if .Story}}<h2 class="section">What happens</h2>{{range .Story}}<p class="story">{{.}}</p>{{end}}{{end}}
+{{if .Legend}}<h2 class="section">Actions</h2><ul class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <details><summary>Transcript banner</summary><pre>{{.Banner}}</pre></details>
 <p class="meta">Written by kvcheck explain. Re-execute with <code>{{.Command}}</code>.</p>
 </body>

@@ -188,12 +188,15 @@ func brokeWords(sp *spec.Spec, v FoundViolation) string {
 
 // searchWords describes a check: its size and what it covered.
 func searchWords(f *Found, steps int) string {
-	text := fmt.Sprintf("breadth-first, %d states to depth %d", f.States, f.Depth)
-	if f.Complete {
-		text += ", the whole reachable space"
+	text := fmt.Sprintf("breadth-first, %d states", f.States)
+	switch {
+	case f.Complete:
+		text += ", all reachable"
+	case steps == 0:
+		text += fmt.Sprintf(" to depth %d", f.Depth)
 	}
 	if steps > 0 {
-		text += "; no shorter trace breaks an invariant"
+		text += ": a shortest trace"
 	}
 	return text
 }

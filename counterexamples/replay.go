@@ -43,8 +43,11 @@ type Step struct {
 	Violations    []Violation
 	// End says why nothing is enabled after the step, "" if something is.
 	End string
-	// Comments are the transcript's comment lines right above the action.
+	// Comments are the transcript's comment lines right above the
+	// directive, on the directive's last step.
 	Comments []string
+	// notEnabled is the output of a step that was not enabled.
+	notEnabled string
 }
 
 // Replayer executes a transcript's directives one after another: the
@@ -73,7 +76,7 @@ func (r *Replayer) Exec(d *Directive) (string, error) {
 			return "", err
 		}
 		if d.Cmd == DirState {
-			return r.Spec.Dump(&r.State), nil
+			return r.dump(), nil
 		}
 		return r.invariants(), nil
 	}
@@ -82,6 +85,25 @@ func (r *Replayer) Exec(d *Directive) (string, error) {
 
 func (r *Replayer) errorf(line int, format string, args ...any) error {
 	return &InputError{File: r.File, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// dump is the state directive's output: spec.Spec.Dump, then the
+// py_ctx_pre_resize_cap of every request that has one, which action
+// outputs leave out and Dump does not show.
+func (r *Replayer) dump() string {
+	out := strings.TrimRight(r.Spec.Dump(&r.State), "\n")
+	var caps []string
+	for rank := 0; rank < int(r.Spec.Config.Ranks); rank++ {
+		for id, req := range r.State.Ranks[rank].Requests {
+			if req.PreResizeCapacity > 0 && req.State != spec.NotArrived {
+				caps = append(caps, fmt.Sprintf("rank %d req %d %d", rank, id, req.PreResizeCapacity-1))
+			}
+		}
+	}
+	if len(caps) > 0 {
+		out += "\npy_ctx_pre_resize_cap: " + strings.Join(caps, ", ")
+	}
+	return out
 }
 
 // noArgsNoInput checks a directive that takes neither arguments nor input
@@ -169,25 +191,31 @@ func (r *Replayer) execConfig(d *Directive) (string, error) {
 	return initialPools(sp, &r.State), nil
 }
 
-// initialPools is the config directive's output: one line per rank with
-// its pools' free pages (the state directive dumps everything).
+// initialPools is the config directive's output: the size in pages of
+// every pool (the state directive dumps everything).
 func initialPools(sp *spec.Spec, s *spec.State) string {
-	var lines []string
+	var ranks []string
 	for r := 0; r < int(sp.Config.Ranks); r++ {
 		var pools []string
 		for p := range s.Ranks[r].Pools {
 			kind := spec.PoolKind(p)
 			if sp.Config.HasPool(uint8(r), kind) {
-				pools = append(pools, fmt.Sprintf("%s pool %d/%d pages free", kind, s.Ranks[r].Pools[p].Free, sp.Config.PoolBlocks(uint8(r), kind)))
+				pools = append(pools, fmt.Sprintf("%s %d", kind, sp.Config.PoolBlocks(uint8(r), kind)))
 			}
 		}
-		lines = append(lines, fmt.Sprintf("rank %d: %s", r, strings.Join(pools, ", ")))
+		text := strings.Join(pools, ", ")
+		if sp.Config.Ranks > 1 {
+			text = fmt.Sprintf("rank %d %s", r, text)
+		}
+		ranks = append(ranks, text)
 	}
-	return strings.Join(lines, "\n")
+	return "pool pages: " + strings.Join(ranks, "; ")
 }
 
-// execAction applies an action line and outputs what it changed, the
-// invariants it broke and, when nothing is enabled afterwards, why.
+// execAction applies a directive's action lines, the directive line and
+// then each input line, and outputs what they changed together
+// (summarize), what each broke and, when nothing is enabled afterwards,
+// why.
 func (r *Replayer) execAction(d *Directive) (string, error) {
 	if r.Spec == nil {
 		if _, err := spec.ParseAction(d.Text); err != nil {
@@ -195,17 +223,59 @@ func (r *Replayer) execAction(d *Directive) (string, error) {
 		}
 		return "", r.errorf(d.Line, "%s before the config directive; expected `config scenario=NAME fixes=LIST` first", d.Cmd)
 	}
-	a, err := r.Spec.ParseAction(d.Text)
-	if err != nil {
-		if strings.HasPrefix(err.Error(), "unknown action") {
-			return "", r.errorf(d.Line, "%v; or one of the directives %s, %s, %s", err, DirConfig, DirState, DirInvariants)
-		}
-		return "", r.errorf(d.Line, "%v", err)
+	type actionLine struct {
+		text string
+		line int
 	}
+	lines := []actionLine{{d.Text, d.Line}}
 	if d.Input != "" {
-		return "", r.errorf(d.InputLine, "%s: unexpected input %q; an action line is followed by ---- and its output", d.Cmd, firstLine(d.Input))
+		for k, text := range strings.Split(d.Input, "\n") {
+			text = strings.TrimSpace(text)
+			line := d.InputLine + k
+			switch {
+			case text == "":
+				return "", r.errorf(line, "%s: blank line among the action lines; expected an action line or ----", d.Cmd)
+			case strings.HasPrefix(text, "#"):
+				return "", r.errorf(line, "%s: comment among the action lines; expected an action line or ---- (put comments above the directive)", d.Cmd)
+			}
+			lines = append(lines, actionLine{text, line})
+		}
 	}
-	step := Step{Line: d.Line, Text: d.Text, Action: a, Before: r.State, After: r.State, Comments: d.Comments}
+	actions := make([]spec.Action, len(lines))
+	for i, l := range lines {
+		a, err := r.Spec.ParseAction(l.text)
+		if err != nil {
+			if strings.HasPrefix(err.Error(), "unknown action") {
+				if i == 0 {
+					return "", r.errorf(l.line, "%v; or one of the directives %s, %s, %s", err, DirConfig, DirState, DirInvariants)
+				}
+				return "", r.errorf(l.line, "%v (the lines between a directive line and ---- are more actions)", err)
+			}
+			return "", r.errorf(l.line, "%v", err)
+		}
+		actions[i] = a
+	}
+	first := len(r.Steps)
+	for i, l := range lines {
+		r.step(actions[i], l.text, l.line)
+	}
+	steps := r.Steps[first:]
+	steps[len(steps)-1].Comments = d.Comments
+	var out []string
+	for _, l := range summarize(r.Spec, steps, first+1) {
+		out = append(out, l.String(int(r.Spec.Config.Ranks)))
+	}
+	if len(out) == 0 {
+		return "no change", nil
+	}
+	return strings.Join(out, "\n"), nil
+}
+
+// step applies one action, if enabled where the replay stands, and records
+// it with its changes, the invariants it broke and, when nothing is
+// enabled afterwards, why.
+func (r *Replayer) step(a spec.Action, text string, line int) {
+	step := Step{Line: line, Text: text, Action: a, Before: r.State, After: r.State}
 	enabled := r.Spec.Actions(&r.State, nil)
 	want := a.String()
 	k := -1
@@ -216,30 +286,18 @@ func (r *Replayer) execAction(d *Directive) (string, error) {
 		}
 	}
 	if k < 0 {
+		step.notEnabled = notEnabled(enabled)
 		r.Steps = append(r.Steps, step)
-		return notEnabled(enabled), nil
+		return
 	}
 	step.Enabled = true
 	step.After = r.Spec.Next(&r.State, enabled[k])
 	r.State = step.After
 	step.Changes = Changes(&step.Before, &step.After)
-	var lines []string
-	for _, c := range step.Changes {
-		lines = append(lines, c.String())
-	}
 	for _, inv := range r.Spec.Invariants() {
-		f := inv.Check(&r.State)
-		if f == nil {
-			continue
+		if f := inv.Check(&r.State); f != nil {
+			step.Violations = append(step.Violations, Violation{inv.Name, f.Message})
 		}
-		step.Violations = append(step.Violations, Violation{inv.Name, f.Message})
-		message := f.Message
-		for _, c := range step.Changes {
-			if strings.HasSuffix(c.String(), f.Message) {
-				message = "as above"
-			}
-		}
-		lines = append(lines, fmt.Sprintf("violation %s: %s", inv.Name, message))
 	}
 	if len(r.Spec.Actions(&r.State, nil)) == 0 && !r.State.Crash.Happened {
 		if r.Spec.IsTerminal(&r.State) {
@@ -247,13 +305,8 @@ func (r *Replayer) execAction(d *Directive) (string, error) {
 		} else {
 			step.End = "deadlock: nothing is enabled, yet not every request finished"
 		}
-		lines = append(lines, step.End)
 	}
 	r.Steps = append(r.Steps, step)
-	if len(lines) == 0 {
-		return "no change", nil
-	}
-	return strings.Join(lines, "\n"), nil
 }
 
 // notEnabled is the output of an action that is not enabled: the state

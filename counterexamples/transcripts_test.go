@@ -116,13 +116,14 @@ func TestEditedExpectedLineFailsWithDiff(t *testing.T) {
 	}
 	var target string
 	for _, out := range res.Outputs {
-		if strings.Contains(out, "free pages") {
-			target = strings.Split(out, "\n")[0]
-			break
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "pages in use: ") && target == "" {
+				target = line
+			}
 		}
 	}
 	if target == "" {
-		t.Fatalf("%s has no output line about free pages", path)
+		t.Fatalf("%s has no output line about pages in use", path)
 	}
 	edited := strings.Replace(string(original), target+"\n", target+" (edited)\n", 1)
 	if edited == string(original) {
@@ -171,17 +172,17 @@ func TestRealCodeTranscriptsEndInTheirViolation(t *testing.T) {
 			}
 		}
 		if !hasMarker(last.Comments) {
-			t.Errorf("%s: no [*] comment above the last step", path)
+			t.Errorf("%s: no [*] comment above the directive of the last step", path)
 		}
 		banner := strings.Join(res.Transcript.Banner, "\n")
-		for _, want := range []string{"Setup:", "Test (steps", "[*] " + strconv.Itoa(len(steps)), "Found by:"} {
+		for _, want := range []string{"Setup:", "Test (steps", "[*] " + strconv.Itoa(len(steps)) + " " + last.Text + ":", "Found by:"} {
 			if !strings.Contains(banner, want) {
 				t.Errorf("%s: banner lacks %q", path, want)
 			}
 		}
 		if sc := res.Replayer.Scenario; sc != nil && res.Replayer.Spec.Fixes == 0 {
-			if story := Story(sc.Name); story != "" && !strings.Contains(banner, strings.Fields(story)[0]+" "+strings.Fields(story)[1]) {
-				t.Errorf("%s: banner does not quote the story", path)
+			if !strings.Contains(strings.ReplaceAll(banner, "\n  ", " "), "What happens: "+StoryPath(sc.Name)) {
+				t.Errorf("%s: banner does not point to the story %s", path, StoryPath(sc.Name))
 			}
 		}
 	}
@@ -197,6 +198,9 @@ func hasViolation(s Step, invariant string) bool {
 }
 
 var substitution = regexp.MustCompile(`Step (\d+) is "`)
+
+// firstIncarnation is an entity that appeared, listed with incarnation 1.
+var firstIncarnation = regexp.MustCompile(`(created|arrived) [a-z-]+(, [a-z _]+ \d+)*, incarnation 1\b`)
 
 // TestFixTranscriptsReplayTheRealActions: a fix transcript breaks nothing,
 // ends with every invariant holding, and takes the real code's actions
@@ -312,5 +316,175 @@ func TestConfigTextIsSelfContained(t *testing.T) {
 		if fmt.Sprint(cfg) != fmt.Sprint(sc.Config) {
 			t.Errorf("%s: round trip gives %+v, want %+v", sc.Name, cfg, sc.Config)
 		}
+	}
+}
+
+// TestSeedTranscriptsFitAScreen: the real-code transcript of every seed
+// scenario is at most MaxLines lines with a banner of at most 17, and
+// every transcript keeps to MaxLines.
+func TestSeedTranscriptsFitAScreen(t *testing.T) {
+	seeds := 0
+	for _, path := range transcriptFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Count(string(data), "\n")
+		tr, err := Parse(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines > MaxLines {
+			t.Errorf("%s has %d lines, more than %d", path, lines, MaxLines)
+		}
+		sc, err := spec.LookupScenario(strings.Split(filepath.Base(path), ".")[0])
+		if err != nil || !strings.HasPrefix(sc.Report, "seed ") || !strings.Contains(path, ".real-code.") {
+			continue
+		}
+		seeds++
+		if len(tr.Banner) > 17 {
+			t.Errorf("%s: a banner of %d lines, more than 17", path, len(tr.Banner))
+		}
+	}
+	if seeds != 4 {
+		t.Errorf("%d real-code seed transcripts, want 4 (draft-admission, draft-admission-resume, adp-dummy-leak, pp-history-capacity)", seeds)
+	}
+}
+
+// TestEveryScenarioHasAStory: each built-in scenario has its story, the
+// paragraph the banner points to and the explain page shows.
+func TestEveryScenarioHasAStory(t *testing.T) {
+	for _, sc := range spec.Scenarios() {
+		if story := Story(sc.Name); len(strings.Fields(story)) < 40 {
+			t.Errorf("%s: story %s is missing or shorter than 40 words: %q", sc.Name, StoryPath(sc.Name), story)
+		}
+	}
+}
+
+// TestOutputsLeaveOutWhatOthersSay: no action output repeats what the
+// action lines imply (the pipeline's bookkeeping, a stage's position in
+// it, the inflight flag) or a batch being cleared, nor shows
+// py_ctx_pre_resize_cap; every pool's page count and every cache capacity
+// and history change is there: each step's pages in use and each cache's
+// capacity and history after each step appear, in order, in its
+// directive's output.
+func TestOutputsLeaveOutWhatOthersSay(t *testing.T) {
+	for _, path := range transcriptFiles(t) {
+		res, err := ReplayFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range res.Transcript.Directives {
+			if d.Cmd == DirConfig || d.Cmd == DirInvariants || d.Cmd == DirState {
+				continue
+			}
+			for _, bad := range []string{"py_ctx_pre_resize_cap", "inflight", "pipeline iteration", "handled by", "forwarded by", "] → []"} {
+				if strings.Contains(res.Outputs[i], bad) {
+					t.Errorf("%s:%d: output shows %q:\n%s", path, d.Line, bad, res.Outputs[i])
+				}
+			}
+			if m := firstIncarnation.FindString(res.Outputs[i]); m != "" {
+				t.Errorf("%s:%d: output shows a first incarnation %q:\n%s", path, d.Line, m, res.Outputs[i])
+			}
+		}
+		sp := res.Replayer.Spec
+		for i, st := range res.Replayer.Steps {
+			if !st.Enabled {
+				continue
+			}
+			out := outputOfStep(res, i)
+			for r := 0; r < int(sp.Config.Ranks); r++ {
+				for p := spec.Target; p <= spec.Draft; p++ {
+					if !sp.Config.HasPool(uint8(r), p) {
+						continue
+					}
+					size := int(sp.Config.PoolBlocks(uint8(r), p))
+					before, after := size-int(st.Before.Ranks[r].Pools[p].Free), size-int(st.After.Ranks[r].Pools[p].Free)
+					if before != after && !strings.Contains(out, fmt.Sprintf("%s %d", p, before)) && !strings.Contains(out, fmt.Sprintf("→ %d", after)) {
+						t.Errorf("%s: step %d (%s): rank %d %s pages in use %d → %d not in its directive's output:\n%s", path, i+1, st.Text, r, p, before, after, out)
+					}
+					for id, c := range st.After.Ranks[r].Pools[p].Caches {
+						b := st.Before.Ranks[r].Pools[p].Caches[id]
+						if c.Status == spec.Absent || b.Status == spec.Absent {
+							continue
+						}
+						if c.Capacity != b.Capacity && !strings.Contains(out, fmt.Sprintf("capacity %d → %d", b.Capacity, c.Capacity)) && !strings.Contains(out, fmt.Sprintf("→ %d → %d", b.Capacity, c.Capacity)) && !strings.Contains(out, fmt.Sprintf(" %d → %d", b.Capacity, c.Capacity)) {
+							t.Errorf("%s: step %d (%s): rank %d %s cache %d capacity %d → %d not in its directive's output:\n%s", path, i+1, st.Text, r, p, id, b.Capacity, c.Capacity, out)
+						}
+						if c.History != b.History && !strings.Contains(out, fmt.Sprintf(" %d → %d", b.History, c.History)) {
+							t.Errorf("%s: step %d (%s): rank %d %s cache %d history %d → %d not in its directive's output:\n%s", path, i+1, st.Text, r, p, id, b.History, c.History, out)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// outputOfStep is the output of the directive that holds step i.
+func outputOfStep(res *Result, i int) string {
+	line := res.Replayer.Steps[i].Line
+	for k, d := range res.Transcript.Directives {
+		end := d.outputStart
+		if d.Line <= line && line < end+1 {
+			return res.Outputs[k]
+		}
+	}
+	return ""
+}
+
+// TestGroupSteps: the levels at which Write groups a pipeline trace into
+// directives: one action each, one stage iteration (up to a handle), one
+// round (up to the last stage's handle), two rounds; the marked step ends
+// its directive; every level keeps every action once, in order.
+func TestGroupSteps(t *testing.T) {
+	res, err := ReplayFile("testdata/pp-history-capacity.real-code.no-crash-on-refusal.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := res.Replayer.Spec
+	var trace []spec.Action
+	for _, s := range res.Replayer.Steps {
+		trace = append(trace, s.Action)
+	}
+	for level := 0; level <= 4; level++ {
+		groups := groupSteps(sp, trace, level, 20)
+		next := 0
+		for gi, g := range groups {
+			for _, i := range g {
+				if i != next {
+					t.Fatalf("level %d: step %d where %d was next", level, i, next)
+				}
+				next++
+			}
+			last := trace[g[len(g)-1]]
+			switch {
+			case g[len(g)-1] == 20 || gi == len(groups)-1:
+			case level == 0:
+				if len(g) != 1 {
+					t.Errorf("level 0: a directive of %d actions", len(g))
+				}
+			case level == 1:
+				if last.Kind != spec.ActHandle {
+					t.Errorf("level 1: a directive ends with %s", last)
+				}
+			default:
+				if last.Kind != spec.ActHandle || last.Rank != 1 {
+					t.Errorf("level %d: a directive ends with %s", level, last)
+				}
+			}
+			for _, i := range g[:len(g)-1] {
+				if i == 20 {
+					t.Errorf("level %d: the marked step 21 does not end its directive", level)
+				}
+			}
+		}
+		if next != len(trace) {
+			t.Errorf("level %d keeps %d of %d actions", level, next, len(trace))
+		}
+		t.Logf("level %d: %d directives", level, len(groups))
+	}
+	if a, b := len(groupSteps(sp, trace, 2, -1)), len(groupSteps(sp, trace, 3, -1)); b != (a+1)/2 {
+		t.Errorf("level 3 has %d directives, level 2 %d: want two rounds each", b, a)
 	}
 }

@@ -44,6 +44,7 @@ var fieldWordings = map[string]fieldWording{
 	"PipelineIteration.Handled":     {name: "handled by ranks", decode: decodeRankSet},
 	"PipelineIteration.Done":        {name: "done by ranks", decode: decodeRankSet},
 	"PipelineIteration.HandleCount": {name: "handle count", decode: decodePlusOne},
+	"Batch.Dummy":                   {name: "dummy copy"},
 }
 
 // impliedFields are left out of step outputs because the action line says

@@ -2,6 +2,7 @@ package counterexamples
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
@@ -74,33 +75,110 @@ func fixesArg(fixes spec.Fixes) string {
 	return "none"
 }
 
+// MaxLines is the length a written transcript keeps to when it can: it
+// groups actions into fewer directives until it fits (see Write).
+const MaxLines = 100
+
 // Write renders a counterexample as a transcript: the banner, the config
-// directive with the configuration text (ConfigText), one directive per
-// action and, for a fix transcript, an invariants directive; every output
-// is filled in by replaying it, so the result replays as it is written.
+// directive with the configuration text (ConfigText), the actions in
+// directives and, for a fix transcript, an invariants directive; every
+// output is filled in by replaying it, so the result replays as it is
+// written. Each directive is one action when the transcript then fits in
+// MaxLines lines; otherwise one iteration of a rank (its actions up to the
+// one that ends it: update, update-resources or handle); otherwise one
+// round (up to the end of an iteration of the last rank); otherwise two,
+// three, ... rounds: the first of these that fits, or the last. The step
+// the `[*]` marks always ends its directive.
 func Write(ce Counterexample) ([]byte, error) {
-	body := skeleton(ce)
-	first, err := Replay(fileLabel(ce), []byte(body))
+	first, err := Replay(fileLabel(ce), []byte(skeleton(ce, groupSteps(ce.Spec, ce.Trace, 0, -1), -1, "")))
 	if err != nil {
 		return nil, fmt.Errorf("the written transcript does not replay: %w", err)
 	}
 	steps := first.Replayer.Steps
 	marked := markedStep(ce, steps)
-	var b strings.Builder
-	for _, line := range banner(ce, steps, marked) {
-		if line == "" {
-			b.WriteString("#\n")
+	marker := ""
+	if marked >= 0 {
+		marker = markerText(ce, steps[marked], marked+1)
+	}
+	var out []byte
+	prev := -1
+	for level := 0; level <= len(ce.Trace)+2; level++ {
+		groups := groupSteps(ce.Spec, ce.Trace, level, marked)
+		if len(groups) == prev {
 			continue
 		}
-		b.WriteString("# " + line + "\n")
+		prev = len(groups)
+		var b strings.Builder
+		for _, line := range banner(ce, steps, marked, groups) {
+			if line == "" {
+				b.WriteString("#\n")
+				continue
+			}
+			b.WriteString("# " + line + "\n")
+		}
+		b.WriteString("\n")
+		b.WriteString(skeleton(ce, groups, marked, marker))
+		res, err := Replay(fileLabel(ce), []byte(b.String()))
+		if err != nil {
+			return nil, fmt.Errorf("the written transcript does not replay: %w", err)
+		}
+		out = res.Actual
+		if strings.Count(string(out), "\n") <= MaxLines || len(groups) <= 1 {
+			break
+		}
 	}
-	b.WriteString("\n")
-	b.WriteString(withMarker(body, ce, steps, marked))
-	res, err := Replay(fileLabel(ce), []byte(b.String()))
-	if err != nil {
-		return nil, fmt.Errorf("the written transcript does not replay: %w", err)
+	return out, nil
+}
+
+// groupSteps splits a trace into the directives of a transcript, as lists
+// of step indices, at one of Write's levels: 0 one action each; 1 one
+// iteration of a rank (up to an action that ends one); 2 one round (up to
+// the end of an iteration of the last rank); 3 and up, level-1 rounds
+// each, counted back from the end so the last directive, the one that
+// breaks, has its full share. The marked step (if >= 0) ends its
+// directive.
+func groupSteps(sp *spec.Spec, trace []spec.Action, level, marked int) [][]int {
+	var groups [][]int
+	var cur []int
+	for i, a := range trace {
+		cur = append(cur, i)
+		end := level == 0 || i == marked
+		if !end && endsIteration(a) {
+			end = level == 1 || int(a.Rank) == int(sp.Config.Ranks)-1
+		}
+		if end {
+			groups = append(groups, cur)
+			cur = nil
+		}
 	}
-	return res.Actual, nil
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
+	if level < 3 {
+		return groups
+	}
+	k := level - 1
+	var merged [][]int
+	for end := len(groups); end > 0; {
+		start := end - 1
+		for start > 0 && end-start < k && !slices.Contains(groups[start-1], marked) {
+			start--
+		}
+		merged = append(merged, slices.Concat(groups[start:end]...))
+		end = start
+	}
+	slices.Reverse(merged)
+	return merged
+}
+
+// endsIteration reports whether an action ends a rank's executor-loop
+// iteration.
+func endsIteration(a spec.Action) bool {
+	switch a.Kind {
+	case spec.ActUpdate, spec.ActUpdateResources, spec.ActHandle:
+		return true
+	}
+	return false
 }
 
 // markedStep is the index of the step the `[*]` marks: the first that
@@ -140,26 +218,57 @@ func scenarioName(sp *spec.Spec) string {
 	return "custom"
 }
 
+// configLineWidth is where the config directive's settings wrap.
+const configLineWidth = 128
+
 // ConfigText is the configuration as the config directive's input: the
-// lines of spec.FormatConfig that differ from the zero Config's, which is
-// what a transcript's configuration starts from, so the text is
-// self-contained and short.
+// settings of spec.FormatConfig that differ from the zero Config's, which
+// is what a transcript's configuration starts from (so the text is
+// self-contained and short), several to a line, then one request line
+// per request without its default arguments.
 func ConfigText(cfg *spec.Config) string {
 	zero := map[string]bool{}
 	for _, line := range strings.Split(spec.FormatConfig(&spec.Config{}), "\n") {
 		zero[line] = true
 	}
 	var b strings.Builder
-	for _, line := range strings.Split(spec.FormatConfig(cfg), "\n") {
-		if line != "" && !zero[line] {
-			b.WriteString(line + "\n")
+	line := ""
+	for _, setting := range strings.Split(spec.FormatConfig(cfg), "\n") {
+		if setting == "" || zero[setting] {
+			continue
 		}
+		if strings.HasPrefix(setting, "request ") {
+			if line != "" {
+				b.WriteString(line + "\n")
+				line = ""
+			}
+			for _, def := range []string{" family=none", " shared=0", " rank=0", " receiving_kv=false"} {
+				setting = strings.Replace(setting, def, "", 1)
+			}
+			b.WriteString(setting + "\n")
+			continue
+		}
+		if line != "" && len(line)+1+len(setting) > configLineWidth {
+			b.WriteString(line + "\n")
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += setting
+	}
+	if line != "" {
+		b.WriteString(line + "\n")
 	}
 	return b.String()
 }
 
-// skeleton is the transcript without banner and outputs.
-func skeleton(ce Counterexample) string {
+// skeleton is the transcript without banner and outputs: the config
+// directive, then one directive per group of actions (its first action on
+// the directive line, the others as its input lines), the marker comment
+// above the group of the marked step, and for a fix transcript an
+// invariants directive.
+func skeleton(ce Counterexample, groups [][]int, marked int, marker string) string {
 	var b strings.Builder
 	b.WriteString("config")
 	if ce.Spec.Scenario != nil {
@@ -168,30 +277,19 @@ func skeleton(ce Counterexample) string {
 	b.WriteString(" fixes=" + fixesArg(ce.Spec.Fixes) + "\n")
 	b.WriteString(ConfigText(&ce.Spec.Config))
 	b.WriteString("----\n\n")
-	for _, a := range ce.Trace {
-		b.WriteString(a.String() + "\n----\n\n")
+	for _, g := range groups {
+		if marker != "" && slices.Contains(g, marked) {
+			b.WriteString("# [*] " + marker + "\n")
+		}
+		for _, i := range g {
+			b.WriteString(ce.Trace[i].String() + "\n")
+		}
+		b.WriteString("----\n\n")
 	}
 	if ce.ReplayOf != "" {
 		b.WriteString(DirInvariants + "\n----\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// withMarker puts the `[*]` comment above the marked step's directive.
-func withMarker(body string, ce Counterexample, steps []Step, marked int) string {
-	if marked < 0 {
-		return body
-	}
-	target := steps[marked].Line
-	lines := strings.SplitAfter(body, "\n")
-	var b strings.Builder
-	for i, line := range lines {
-		if i+1 == target {
-			b.WriteString("# [*] " + markerText(ce, steps[marked], marked+1) + "\n")
-		}
-		b.WriteString(line)
-	}
-	return b.String()
 }
 
 // markerText says what happens at the marked step and which fix closes it.

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -123,9 +124,11 @@ type ConfigError struct {
 func (e *ConfigError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // ParseConfig applies the settings in text to a copy of base and returns
-// it, validated. Keys not given keep base's values; "request" lines, if any,
-// replace base's requests. Blank lines and lines starting with '#' are
-// ignored. Errors name the line and what was expected.
+// it, validated. A line holds one or more "key=value" settings separated by
+// spaces, or one "request ..." line; keys not given keep base's values, and
+// "request" lines, if any, replace base's requests. Blank lines and lines
+// starting with '#' are ignored. Errors name the line and what was
+// expected.
 func ParseConfig(base Config, text string) (Config, error) {
 	cfg := base
 	cfg.Requests = append([]RequestTemplate(nil), base.Requests...)
@@ -145,21 +148,25 @@ func ParseConfig(base Config, text string) (Config, error) {
 			requests = append(requests, r)
 			continue
 		}
-		key, value, ok := strings.Cut(line, "=")
-		if !ok {
-			return Config{}, &ConfigError{lineNo, fmt.Sprintf("expected key=value or a request line, got %q", line)}
-		}
-		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-		f := lookupConfigField(key)
-		if f == nil {
-			return Config{}, &ConfigError{lineNo, fmt.Sprintf("unknown setting %q; expected one of: %s", key, configKeys())}
-		}
-		if prev, dup := seen[key]; dup {
-			return Config{}, &ConfigError{lineNo, fmt.Sprintf("%s already set on line %d", key, prev)}
-		}
-		seen[key] = lineNo
-		if err := f.set(&cfg, value); err != nil {
-			return Config{}, &ConfigError{lineNo, fmt.Sprintf("%s: %v", key, err)}
+		for _, pair := range strings.Fields(spacedEquals.ReplaceAllString(line, "=")) {
+			if pair == "request" {
+				return Config{}, &ConfigError{lineNo, "a request must be on a line of its own, starting with \"request\""}
+			}
+			key, value, ok := strings.Cut(pair, "=")
+			if !ok {
+				return Config{}, &ConfigError{lineNo, fmt.Sprintf("expected key=value settings separated by spaces, or a request line, got %q", pair)}
+			}
+			f := lookupConfigField(key)
+			if f == nil {
+				return Config{}, &ConfigError{lineNo, fmt.Sprintf("unknown setting %q; expected one of: %s", key, configKeys())}
+			}
+			if prev, dup := seen[key]; dup {
+				return Config{}, &ConfigError{lineNo, fmt.Sprintf("%s already set on line %d", key, prev)}
+			}
+			seen[key] = lineNo
+			if err := f.set(&cfg, value); err != nil {
+				return Config{}, &ConfigError{lineNo, fmt.Sprintf("%s: %v", key, err)}
+			}
 		}
 	}
 	if requests != nil {
@@ -170,6 +177,10 @@ func ParseConfig(base Config, text string) (Config, error) {
 	}
 	return cfg, nil
 }
+
+// spacedEquals is an "=" with blanks around it ("ranks = 2"), which a
+// setting may have.
+var spacedEquals = regexp.MustCompile(`[ \t]*=[ \t]*`)
 
 func lookupConfigField(key string) *configField {
 	for i := range configFields {

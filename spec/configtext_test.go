@@ -55,3 +55,50 @@ func TestConfigTextErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigTextSeveralSettingsPerLine: a line may hold several key=value
+// settings separated by spaces; the configuration is the same as with one
+// per line, and errors still name the line and the setting.
+func TestConfigTextSeveralSettingsPerLine(t *testing.T) {
+	for _, sc := range Scenarios() {
+		var settings, requests []string
+		for _, line := range strings.Split(strings.TrimSpace(FormatConfig(&sc.Config)), "\n") {
+			if strings.HasPrefix(line, "request ") {
+				requests = append(requests, line)
+			} else {
+				settings = append(settings, line)
+			}
+		}
+		var packed strings.Builder
+		for i := 0; i < len(settings); i += 5 {
+			packed.WriteString(strings.Join(settings[i:min(i+5, len(settings))], "  ") + "\n")
+		}
+		packed.WriteString(strings.Join(requests, "\n"))
+		cfg, err := ParseConfig(Config{}, packed.String())
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", sc.Name, err, packed.String())
+		}
+		if FormatConfig(&cfg) != FormatConfig(&sc.Config) {
+			t.Errorf("%s: packed text gives\n%s\nwant\n%s", sc.Name, FormatConfig(&cfg), FormatConfig(&sc.Config))
+		}
+	}
+	cfg, err := ParseConfig(draftAdmission.Config, "target_blocks=6 draft_blocks = 5\tranks=1")
+	if err != nil || cfg.TargetBlocks != 6 || cfg.DraftBlocks != 5 || cfg.Ranks != 1 || cfg.MaxBatchSize != draftAdmission.Config.MaxBatchSize {
+		t.Fatalf("config %+v, %v", cfg, err)
+	}
+	for text, want := range map[string]string{
+		"ranks=1 draft_blocks":             `line 1: expected key=value settings separated by spaces, or a request line, got "draft_blocks"`,
+		"ranks=1\ndraft_blocks=6 blocks=3": `line 2: unknown setting "blocks"`,
+		"ranks=1 draft_blocks=x":           "line 1: draft_blocks: expected an integer",
+		"ranks=1\ndraft_blocks=6 ranks=1":  "line 2: ranks already set on line 1",
+		"ranks=1 ranks=2":                  "line 1: ranks already set on line 1",
+		"ranks=1 request prompt=4 new=1":   "line 1: a request must be on a line of its own",
+		"request prompt=4 new=1 ranks=1":   `line 1: request: unknown argument "ranks"`,
+		"ranks=1\ndraft_blocks= 5 x":       `line 2: expected key=value settings separated by spaces, or a request line, got "x"`,
+	} {
+		_, err := ParseConfig(draftAdmission.Config, text)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseConfig(%q) = %v; want an error containing %q", text, err, want)
+		}
+	}
+}

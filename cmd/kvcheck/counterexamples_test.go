@@ -38,8 +38,8 @@ func TestReplayRewriteRestoresAnEditedLine(t *testing.T) {
 	if code, out, errOut := runKvcheck("replay", path); code != exitOK || !strings.HasPrefix(out, "ok "+path) {
 		t.Fatalf("untouched copy: exit %d\n%s%s", code, out, errOut)
 	}
-	const line = "rank 0 draft pool: free pages 1 → 0"
-	edited := strings.Replace(string(original), line+"\n", "rank 0 draft pool: free pages 1 → 1\n", 1)
+	const line = "pages in use: target 5 → 7/8, draft 7 → 8/8"
+	edited := strings.Replace(string(original), line+"\n", "pages in use: target 5 → 7/8, draft 7 → 7/8\n", 1)
 	if edited == string(original) {
 		t.Fatalf("%s has no line %q", seedTranscript, line)
 	}
@@ -48,7 +48,7 @@ func TestReplayRewriteRestoresAnEditedLine(t *testing.T) {
 	if code != exitViolation {
 		t.Fatalf("edited: exit %d, want %d\n%s", code, exitViolation, out)
 	}
-	for _, want := range []string{"-rank 0 draft pool: free pages 1 → 1", "+" + line, "replay --rewrite " + path, "reproduce: go run ./cmd/kvcheck replay " + path} {
+	for _, want := range []string{"-pages in use: target 5 → 7/8, draft 7 → 7/8", "+" + line, "replay --rewrite " + path, "reproduce: go run ./cmd/kvcheck replay " + path} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
