@@ -24,6 +24,8 @@ type fuzzOptions struct {
 	workers   int
 	swarm     bool
 	json      bool
+	out       string // --out DIR: write each shrunk counterexample as a transcript (fuzz_out.go)
+	rewrite   bool   // --rewrite: let --out replace existing transcripts
 }
 
 // fuzzReport is one line of `kvcheck fuzz --json`: the keys of `kvcheck
@@ -48,6 +50,8 @@ type fuzzReport struct {
 	ReducedConfig []string `json:"reduced_config,omitempty"`
 	ReducedSteps  []string `json:"reduced_steps,omitempty"`
 	ReducedTrace  []string `json:"reduced_trace,omitempty"`
+	// reduced is the spec of the reduced configuration, for --out.
+	reduced *spec.Spec
 }
 
 // defaultFuzzTime is the time budget of each variant when --time is not given.
@@ -65,6 +69,8 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "walking goroutines (a run is reproducible for a given --seed and --workers)")
 	flags.BoolVar(&opts.swarm, "swarm", false, "swarm mode: each walk weights the classes of action its own way, switching some off")
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per fuzzed variant")
+	flags.StringVar(&opts.out, "out", "", "write each shrunk counterexample (and its reduced configuration) as a transcript in this directory and print its path")
+	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
 	if err := flags.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage
@@ -120,6 +126,11 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			printFuzzViolation(stdout, r)
 		}
 	}
+	if opts.out != "" {
+		if code := writeFuzzTranscripts(opts, failed, stdout, stderr); code != exitOK {
+			return code
+		}
+	}
 	return status
 }
 
@@ -163,6 +174,7 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 			r.ReducedConfig = configChanges(&sp.Config, &red.Spec.(*spec.Spec).Config)
 			r.ReducedSteps = red.Steps
 			r.ReducedTrace = traceLines(red.Trace)
+			r.reduced = red.Spec.(*spec.Spec)
 		}
 		return r, nil
 	}

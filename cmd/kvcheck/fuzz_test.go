@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -123,5 +124,30 @@ func TestFuzzBadUsage(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%v: exit %d stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
 		}
+	}
+}
+
+// TestFuzzOut: `kvcheck fuzz --out DIR` writes the shrunk counterexample
+// (and its reduced configuration) as transcripts that replay, and refuses
+// to overwrite them without --rewrite.
+func TestFuzzOut(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"fuzz", "--scenario", "adp-dummy-leak", "--fix", "none", "--seed", "1", "--workers", "1", "--time", "0", "--walks", "200", "--out", dir}
+	code, out, errOut := runKvcheck(args...)
+	if code != exitViolation {
+		t.Fatalf("exit %d; stderr %s", code, errOut)
+	}
+	main := filepath.Join(dir, "adp-dummy-leak.real-code.no-leaked-cache.txt")
+	if !strings.Contains(out, "wrote "+main) {
+		t.Fatalf("output does not name %s:\n%s", main, out)
+	}
+	if code, _, errOut := runKvcheck("replay", main); code != exitOK {
+		t.Fatalf("the written transcript does not replay: exit %d\n%s", code, errOut)
+	}
+	if code, _, errOut := runKvcheck(args...); code != exitUsage || !strings.Contains(errOut, "--rewrite") {
+		t.Fatalf("second run: exit %d, stderr %q; want 2 naming --rewrite", code, errOut)
+	}
+	if code, _, _ := runKvcheck(append(args, "--rewrite")...); code != exitViolation {
+		t.Fatalf("--rewrite: exit %d, want 1 (the violation)", code)
 	}
 }

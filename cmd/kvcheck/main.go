@@ -38,7 +38,7 @@ Usage:
       shortest trace per invariant and raising function; --invariant checks only
       the named invariants; liveness (livelock) analysis runs on complete searches.
   kvcheck fuzz [--scenario NAME]... [--fix NAME]... [--seed N] [--time DUR]
-               [--walks N] [--workers N] [--swarm] [--json]
+               [--walks N] [--workers N] [--swarm] [--json] [--out DIR [--rewrite]]
       Random walks with state-novelty feedback, for configurations too large
       to exhaust. Prints the seed; stops at the first violation (or the budget,
       default 5s per variant), shrinks it and prints the command that replays it.
