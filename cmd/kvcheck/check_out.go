@@ -32,14 +32,44 @@ func writeTranscripts(dir string, rewrite bool, variants []variant, reports []ch
 		fmt.Fprintf(stderr, "kvcheck check: --out: %v\n", err)
 		return exitUsage
 	}
+	named := make([]namedFile, len(files))
+	for i, f := range files {
+		named[i] = namedFile{name: f.Name, data: f.Data, summary: f.Summary}
+	}
+	w := stdout
+	if opts.json {
+		w = stderr
+	}
+	written, code := writeNewFiles(dir, rewrite, named, "kvcheck check", outCommand(opts, dir, true), w, stderr)
+	if code != exitOK {
+		return code
+	}
+	if rewrite {
+		reportStale(w, dir, variants, written)
+	}
+	return exitOK
+}
+
+// namedFile is a transcript to write: its file name, its bytes and an
+// optional summary printed after its path.
+type namedFile struct {
+	name, summary string
+	data          []byte
+}
+
+// writeNewFiles writes files into dir and prints each path on w. When a
+// file exists and rewrite is false it writes nothing, says so on stderr
+// (ending with the command that would rewrite them) and returns exitUsage:
+// nothing a user wrote is overwritten without being asked.
+func writeNewFiles(dir string, rewrite bool, files []namedFile, who, rewriteCommand string, w, stderr io.Writer) (map[string]bool, int) {
 	var existing []string
 	for _, f := range files {
-		path := filepath.Join(dir, f.Name)
+		path := filepath.Join(dir, f.name)
 		if _, err := os.Stat(path); err == nil {
 			existing = append(existing, path)
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(stderr, "kvcheck check: --out: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "%s: --out: %v\n", who, err)
+			return nil, exitUsage
 		}
 	}
 	if len(existing) > 0 && !rewrite {
@@ -47,32 +77,29 @@ func writeTranscripts(dir string, rewrite bool, variants []variant, reports []ch
 		if len(shown) > 3 {
 			shown = append(shown[:3:3], "...")
 		}
-		fmt.Fprintf(stderr, "kvcheck check: --out: %d transcript(s) already exist (%s); nothing was written. Pass --rewrite to replace them, then review the diff\nreproduce: %s\n",
-			len(existing), strings.Join(shown, ", "), outCommand(opts, dir, true))
-		return exitUsage
+		fmt.Fprintf(stderr, "%s: --out: %d transcript(s) already exist (%s); nothing was written. Pass --rewrite to replace them, then review the diff\nreproduce: %s\n",
+			who, len(existing), strings.Join(shown, ", "), rewriteCommand)
+		return nil, exitUsage
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "kvcheck check: --out: %v\n", err)
-		return exitUsage
-	}
-	w := stdout
-	if opts.json {
-		w = stderr
+		fmt.Fprintf(stderr, "%s: --out: %v\n", who, err)
+		return nil, exitUsage
 	}
 	written := map[string]bool{}
 	for _, f := range files {
-		path := filepath.Join(dir, f.Name)
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			fmt.Fprintf(stderr, "kvcheck check: --out: %v\nreproduce: %s\n", err, outCommand(opts, dir, rewrite))
-			return exitUsage
+		path := filepath.Join(dir, f.name)
+		if err := os.WriteFile(path, f.data, 0o644); err != nil {
+			fmt.Fprintf(stderr, "%s: --out: %v\nreproduce: %s\n", who, err, rewriteCommand)
+			return nil, exitUsage
 		}
-		written[f.Name] = true
-		fmt.Fprintf(w, "wrote %s (%s)\n", path, f.Summary)
+		written[f.name] = true
+		if f.summary != "" {
+			fmt.Fprintf(w, "wrote %s (%s)\n", path, f.summary)
+		} else {
+			fmt.Fprintf(w, "wrote %s\n", path)
+		}
 	}
-	if rewrite {
-		reportStale(w, dir, variants, written)
-	}
-	return exitOK
+	return written, exitOK
 }
 
 // reportStale names transcripts in dir of the checked scenarios that this

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/kvcheck/kvcheck/counterexamples"
@@ -19,11 +15,7 @@ import (
 // reduced configuration a second one (….reduced.txt). Like check --out it
 // writes nothing when a file exists and --rewrite is not given.
 func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr io.Writer) int {
-	type file struct {
-		name string
-		data []byte
-	}
-	var files []file
+	var files []namedFile
 	for _, r := range failed {
 		if r.Invariant == unreachedGoal {
 			continue
@@ -50,7 +42,7 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 			fmt.Fprintf(stderr, "kvcheck fuzz: --out: %s: %v\nreproduce: %s\n", name, err, r.Reproduce)
 			return exitUsage
 		}
-		files = append(files, file{name, data})
+		files = append(files, namedFile{name: name, data: data})
 		if r.reduced != nil {
 			r.reduced.Scenario = sc
 			reducedName := strings.TrimSuffix(name, ".txt") + ".reduced.txt"
@@ -59,45 +51,19 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 				fmt.Fprintf(stderr, "kvcheck fuzz: --out: %s: %v\nreproduce: %s\n", reducedName, err, r.Reproduce)
 				return exitUsage
 			}
-			files = append(files, file{reducedName, data})
+			files = append(files, namedFile{name: reducedName, data: data})
 		}
 	}
-	var existing []string
-	for _, f := range files {
-		path := filepath.Join(opts.out, f.name)
-		if _, err := os.Stat(path); err == nil {
-			existing = append(existing, path)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(stderr, "kvcheck fuzz: --out: %v\n", err)
-			return exitUsage
-		}
-	}
-	if len(existing) > 0 && !opts.rewrite {
-		command := commandName() + " fuzz"
-		if len(failed) > 0 {
-			command = failed[0].Reproduce
-		}
-		fmt.Fprintf(stderr, "kvcheck fuzz: --out: %d transcript(s) already exist (%s); nothing was written. Pass --rewrite to replace them\nreproduce: %s --out %s --rewrite\n",
-			len(existing), strings.Join(existing, ", "), command, opts.out)
-		return exitUsage
-	}
-	if err := os.MkdirAll(opts.out, 0o755); err != nil {
-		fmt.Fprintf(stderr, "kvcheck fuzz: --out: %v\n", err)
-		return exitUsage
+	command := commandName() + " fuzz"
+	if len(failed) > 0 {
+		command = failed[0].Reproduce
 	}
 	w := stdout
 	if opts.json {
 		w = stderr
 	}
-	for _, f := range files {
-		path := filepath.Join(opts.out, f.name)
-		if err := os.WriteFile(path, f.data, 0o644); err != nil {
-			fmt.Fprintf(stderr, "kvcheck fuzz: --out: %v\n", err)
-			return exitUsage
-		}
-		fmt.Fprintf(w, "wrote %s\n", path)
-	}
-	return exitOK
+	_, code := writeNewFiles(opts.out, opts.rewrite, files, "kvcheck fuzz", command+" --out "+opts.out+" --rewrite", w, stderr)
+	return code
 }
 
 // fuzzTranscript renders one fuzz counterexample under sp.
