@@ -25,6 +25,10 @@ const (
 	MaxTokens = 250
 	// NoFamily marks a request whose prompt shares no prefix.
 	NoFamily = 0xff
+	// maxForwardChoices bounds the environment's choices for one forward
+	// (accepted tokens and early finishes of every generation request), so
+	// no configuration makes the explorer enumerate millions of actions.
+	maxForwardChoices = 4096
 )
 
 // PoolKind names one of the two pools of a rank.
@@ -256,6 +260,20 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxDraftLen > 3 {
 		bad("max_draft_len must be 0..3, got %d", c.MaxDraftLen)
+	}
+	if c.MaxDraftLen <= 3 && c.MaxBatchSize <= MaxBatch {
+		choices := int(c.MaxDraftLen) + 1
+		if c.EarlyFinish {
+			choices *= 2
+		}
+		total := 1
+		for i := 0; i < int(c.MaxBatchSize) && total <= maxForwardChoices; i++ {
+			total *= choices
+		}
+		if total > maxForwardChoices {
+			bad("a forward of max_batch_size %d generation requests has more than %d environment choices (accepted tokens 0..%d%s each); lower max_batch_size or max_draft_len",
+				c.MaxBatchSize, maxForwardChoices, c.MaxDraftLen, map[bool]string{true: ", or EOS", false: ""}[c.EarlyFinish])
+		}
 	}
 	if c.DraftPool != NoDraftPool && c.MaxDraftLen == 0 {
 		bad("a draft pool needs max_draft_len >= 1")

@@ -48,6 +48,7 @@ func TestConfigTextErrors(t *testing.T) {
 		"request prompt=4":           "line 1: request: prompt=N and new=N are required",
 		"request prompt=4 new=1 x=1": "unknown argument \"x\"",
 		"ranks=9":                    "ranks must be 1..4",
+		"max_draft_len=3\nearly_finish=true\nmax_batch_size=8": "more than 4096 environment choices",
 	} {
 		_, err := ParseConfig(draftAdmission.Config, text)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -88,7 +88,7 @@ func (v rankView) revertAllocateGeneration(p PoolKind, id uint8) {
 // at most limit blocks (the paired reuse claim) when limit >= 0.
 func (v rankView) reuseBlocks(p PoolKind, id uint8, limit int) uint8 {
 	f := v.family(id)
-	if f == NoFamily {
+	if f == NoFamily || v.promptLen(id) == 0 {
 		return 0
 	}
 	n := min(v.pool(p).Tree[f], v.shareableBlocks(id), (v.promptLen(id)-1)/v.cfg.TokensPerBlock)
