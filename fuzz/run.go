@@ -159,7 +159,7 @@ func Run[S, A any, P model.Spec[S, A]](sp P, opts Options) Result[A] {
 		res.Depth = max(res.Depth, w.depth)
 	}
 	if opts.Mode != ModeBare {
-		res.States = r.global.n
+		res.States = r.global.Len()
 		for i, g := range r.goals {
 			res.Goals = append(res.Goals, model.GoalResult{Name: g.Name, Doc: g.Doc, Reached: r.reached(i)})
 		}
@@ -173,15 +173,15 @@ type run[S, A any, P model.Spec[S, A]] struct {
 	sp      P
 	opts    *Options
 	goals   []model.Goal[S]
-	global  *seenTable[A]
+	global  *model.FingerprintTable[link[A]]
 	workers []*worker[S, A, P]
 }
 
 func newRun[S, A any, P model.Spec[S, A]](sp P, opts *Options) *run[S, A, P] {
-	r := &run[S, A, P]{sp: sp, opts: opts, goals: sp.Goals(), global: newSeenTable[A](1 << 16)}
+	r := &run[S, A, P]{sp: sp, opts: opts, goals: sp.Goals(), global: model.NewFingerprintTable[link[A]](1 << 16)}
 	initial := sp.Initial()
 	initialFP := sp.Fingerprint(&initial)
-	r.global.insert(initialFP, link[A]{})
+	r.global.Insert(initialFP, link[A]{})
 	terminator, _ := any(sp).(model.Terminator[S])
 	corpusLimit := max(1024, opts.CorpusBytes/opts.Workers/int(unsafe.Sizeof(corpusEntry[S]{})))
 	for i := range opts.Workers {
@@ -204,7 +204,7 @@ func newRun[S, A any, P model.Spec[S, A]](sp P, opts *Options) *run[S, A, P] {
 		}
 		w.corpus.limit = corpusLimit
 		if opts.Workers > 1 {
-			w.local = newSeenTable[A](1 << 12)
+			w.local = model.NewFingerprintTable[link[A]](1 << 12)
 		}
 		if opts.Walks > 0 {
 			w.quota = share(opts.Walks, opts.Workers, i)
@@ -237,7 +237,7 @@ func (r *run[S, A, P]) done(start time.Time) bool {
 	if r.opts.Duration > 0 && time.Since(start) >= r.opts.Duration {
 		return true
 	}
-	if r.opts.StopAtStates > 0 && r.global.n >= r.opts.StopAtStates {
+	if r.opts.StopAtStates > 0 && r.global.Len() >= r.opts.StopAtStates {
 		return true
 	}
 	for _, w := range r.workers {
@@ -271,8 +271,10 @@ func (r *run[S, A, P]) round() {
 	}
 	wg.Wait()
 	for _, w := range r.workers {
-		w.local.each(func(fp uint64, l link[A]) { r.global.insert(fp, l) })
-		w.local.reset()
+		for fp, l := range w.local.All() {
+			r.global.Insert(fp, l)
+		}
+		w.local.Reset()
 	}
 }
 

@@ -24,7 +24,7 @@ type worker[S, A any, P model.Spec[S, A]] struct {
 	// global holds the states found before this round (read-only while the
 	// round runs); local the ones this worker found in it. With one worker
 	// they are the same table.
-	global, local *seenTable[A]
+	global, local *model.FingerprintTable[link[A]]
 	corpus        corpus[S]
 	initial       S
 	initialFP     uint64
@@ -137,13 +137,13 @@ func (w *worker[S, A, P]) checkInvariants() bool {
 // record stores fp as found through l unless it was found before or the
 // table is full (MaxStates); it reports whether fp is new.
 func (w *worker[S, A, P]) record(fp uint64, l link[A]) bool {
-	if w.local != w.global && w.global.contains(fp) {
+	if w.local != w.global && w.global.Contains(fp) {
 		return false
 	}
-	if w.opts.MaxStates > 0 && w.global.n+w.local.n >= w.opts.MaxStates {
+	if w.opts.MaxStates > 0 && w.global.Len()+w.local.Len() >= w.opts.MaxStates {
 		return false
 	}
-	return w.local.insert(fp, l)
+	return w.local.Insert(fp, l)
 }
 
 // discovered handles a new state: it evaluates the goals on it and, with
@@ -178,9 +178,9 @@ func (w *worker[S, A, P]) fail(invariant string, f model.Failure) {
 func (w *worker[S, A, P]) pathTo(fp uint64) []A {
 	var path []A
 	for fp != w.initialFP {
-		l, ok := w.local.get(fp)
+		l, ok := w.local.Lookup(fp)
 		if !ok {
-			l, ok = w.global.get(fp)
+			l, ok = w.global.Lookup(fp)
 		}
 		if !ok {
 			panic("fuzz: a corpus state has no link to the initial state")

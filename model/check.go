@@ -31,10 +31,10 @@ type Options struct {
 	// lead to them count too. Without a Terminator there is no good end
 	// state, so every state counts and the initial state is reported.
 	//
-	// The search then also numbers its states (4 bytes per slot of the
-	// visited table, 8 to 16 per state) and records its transitions
-	// (4 bytes each, self-loops left out); the analysis adds 4 bytes per
-	// transition and 4 per state.
+	// The search then also records its transitions (4 bytes each,
+	// self-loops left out); the analysis adds 4 bytes per transition and
+	// 4 per state. (The states' discovery numbers, which the analysis
+	// uses, are stored with them in any case, at no extra cost.)
 	Liveness bool
 }
 
@@ -93,7 +93,7 @@ func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 	s := newSearch(spec, opts)
 	s.run()
 	res := Result[A]{
-		States:      s.visited.n,
+		States:      s.visited.Len(),
 		Transitions: s.transitions,
 		Depth:       int(s.depth),
 		Complete:    !s.cut && !s.stopped,

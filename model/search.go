@@ -21,7 +21,8 @@ type search[S, A any] struct {
 	reached    []bool // reached[i]: goals[i] holds in some stored state
 	unreached  int    // goals not reached yet
 
-	visited  *visitedTable[A]
+	visited  *FingerprintTable[visit[A]]
+	initFP   uint64      // fingerprint of the initial state
 	frontier []queued[S] // states of the level being expanded
 	next     []queued[S] // unexpanded states of the next level
 	workers  []*worker[S, A]
@@ -41,11 +42,14 @@ type search[S, A any] struct {
 const statesPerWorker = 2048
 
 // visit is what the search remembers of a stored state: how it was first
-// reached. States themselves are not stored; a trace is rebuilt by walking
-// parent fingerprints.
+// reached, and its index. States themselves are not stored; a trace is
+// rebuilt by walking parent fingerprints.
 type visit[A any] struct {
-	parent uint64 // fingerprint of the predecessor (unused at depth 0)
-	depth  int32
+	parent uint64 // fingerprint of the predecessor (unused for the initial state)
+	// idx numbers the stored states in insertion (discovery) order, 0, 1,
+	// 2, ..., for the liveness analysis; it wraps beyond math.MaxUint32
+	// states, where liveness is not checked.
+	idx    uint32
 	action A // the action that leads from parent to this state
 }
 
@@ -109,7 +113,7 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 		opts:       opts,
 		invariants: spec.Invariants(),
 		goals:      spec.Goals(),
-		visited:    newVisitedTable[A](hint, opts.Liveness),
+		visited:    NewFingerprintTable[visit[A]](hint),
 		workers:    make([]*worker[S, A], max(1, opts.Workers)),
 		reported:   make(map[violationKey]bool),
 	}
@@ -129,7 +133,8 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 func (s *search[S, A]) run() {
 	init := s.spec.Initial()
 	fp := s.spec.Fingerprint(&init)
-	s.visited.insert(fp, visit[A]{})
+	s.initFP = fp
+	s.visited.Insert(fp, visit[A]{})
 	s.evalGoals(&init)
 	if failures := checkInvariants(s.invariants, &init, s.opts.KeepGoing); failures != nil {
 		s.record(failures, fp)
@@ -230,7 +235,8 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S) {
 	w.stored = w.stored[:0]
 	if s.live != nil {
 		for i := range w.successors {
-			idx, ok := s.visited.find(w.successors[i].fp)
+			v, ok := s.visited.Lookup(w.successors[i].fp)
+			idx := v.idx
 			if !ok {
 				idx = pending
 			}
@@ -239,7 +245,7 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S) {
 		}
 	} else {
 		for i := range w.successors {
-			w.stored = append(w.stored, s.visited.contains(w.successors[i].fp))
+			w.stored = append(w.stored, s.visited.Contains(w.successors[i].fp))
 		}
 	}
 	for k := range w.successors {
@@ -280,18 +286,18 @@ func (s *search[S, A]) merge(chunk []queued[S], w *worker[S, A], depth int32) in
 		}
 		for k := range candidates {
 			c := &candidates[k]
-			if s.opts.MaxStates > 0 && s.visited.n >= s.opts.MaxStates && !s.visited.contains(c.fp) {
+			if s.opts.MaxStates > 0 && s.visited.Len() >= s.opts.MaxStates && !s.visited.Contains(c.fp) {
 				s.transitions += int(c.index) + 1
 				s.cut = true
 				return i
 			}
-			if !s.visited.insert(c.fp, visit[A]{parent: parent, depth: depth + 1, action: c.action}) {
+			idx := uint32(s.visited.Len())
+			if !s.visited.Insert(c.fp, visit[A]{parent: parent, idx: idx, action: c.action}) {
 				if s.live != nil { // stored by an earlier state or action of this round
-					succ[c.index], _ = s.visited.find(c.fp)
+					succ[c.index] = s.visited.Get(c.fp).idx
 				}
 				continue
 			}
-			idx := uint32(s.visited.n - 1)
 			if s.live != nil {
 				succ[c.index] = idx
 			}

@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Replay applies trace to spec from Initial and returns the states along it:
 // states[0] is Initial and states[i] follows trace[i-1]. Each action must be
@@ -32,11 +35,12 @@ func Replay[S, A any](spec Spec[S, A], trace []A) ([]S, error) {
 // traceTo walks parent links back from the stored state fp to the initial
 // state and returns the actions that lead to it.
 func (s *search[S, A]) traceTo(fp uint64) []A {
-	v := s.visited.get(fp)
-	trace := make([]A, v.depth)
-	for i := len(trace) - 1; i >= 0; i-- {
-		trace[i] = v.action
-		v = s.visited.get(v.parent)
+	trace := make([]A, 0, s.depth) // no trace is longer than the search is deep
+	for fp != s.initFP {
+		v := s.visited.Get(fp)
+		trace = append(trace, v.action)
+		fp = v.parent
 	}
+	slices.Reverse(trace)
 	return trace
 }
