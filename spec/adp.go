@@ -205,34 +205,25 @@ func (v rankView) finalizeAdpDummyAllocation() {
 func (sp *Spec) canonicalizeDummyIncarnations(s *State) {
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		rank := &s.Ranks[r]
-		var used [256]bool
-		mark := func(inc uint8) { used[inc] = true }
+		var used incarnationSet
 		batches := [...]*Batch{&rank.Batch, &rank.Previous}
-		mark(rank.Requests[dummyID].Incarnation)
+		used.add(rank.Requests[dummyID].Incarnation)
 		for p := range rank.Pools {
 			if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
-				mark(c.Incarnation)
+				used.add(c.Incarnation)
 			}
 		}
 		for _, b := range batches {
 			for i := 0; i < int(b.Count); i++ {
 				if b.Entries[i].ID == dummyID {
-					mark(b.Entries[i].Incarnation)
+					used.add(b.Entries[i].Incarnation)
 				}
 			}
 		}
-		var renumber [256]uint8
-		next := uint8(0)
-		for inc := 1; inc < 256; inc++ {
-			if used[inc] {
-				next++
-				renumber[inc] = next
-			}
-		}
-		rank.Requests[dummyID].Incarnation = renumber[rank.Requests[dummyID].Incarnation]
+		rank.Requests[dummyID].Incarnation = used.rank(rank.Requests[dummyID].Incarnation)
 		for p := range rank.Pools {
 			if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
-				c.Incarnation = renumber[c.Incarnation]
+				c.Incarnation = used.rank(c.Incarnation)
 			}
 		}
 		for _, b := range batches {
@@ -240,14 +231,50 @@ func (sp *Spec) canonicalizeDummyIncarnations(s *State) {
 			for i := 0; i < int(b.Count); i++ {
 				if e := &b.Entries[i]; e.ID == dummyID {
 					keepSnapshot = keepSnapshot || b.Dummy.Incarnation == e.Incarnation
-					e.Incarnation = renumber[e.Incarnation]
+					e.Incarnation = used.rank(e.Incarnation)
 				}
 			}
 			if keepSnapshot {
-				b.Dummy.Incarnation = renumber[b.Dummy.Incarnation]
+				b.Dummy.Incarnation = used.rank(b.Dummy.Incarnation)
 			} else {
 				b.Dummy = Request{}
 			}
 		}
 	}
+}
+
+// incarnationSet is a small set of the non-zero incarnations in use (at
+// most a handful: the live dummy, a leaked cache, two batches).
+type incarnationSet struct {
+	values [8]uint8
+	n      int
+}
+
+func (u *incarnationSet) add(inc uint8) {
+	if inc == 0 {
+		return
+	}
+	for i := 0; i < u.n; i++ {
+		if u.values[i] == inc {
+			return
+		}
+	}
+	if u.n < len(u.values) {
+		u.values[u.n] = inc
+		u.n++
+	}
+}
+
+// rank is 1 + the number of members below inc (0 stays 0).
+func (u *incarnationSet) rank(inc uint8) uint8 {
+	if inc == 0 {
+		return 0
+	}
+	k := uint8(1)
+	for i := 0; i < u.n; i++ {
+		if u.values[i] < inc {
+			k++
+		}
+	}
+	return k
 }
