@@ -168,3 +168,30 @@ func TestJointAdmissionRefusesMirrorShortage(t *testing.T) {
 		t.Fatalf("target not rolled back: %s, free %d", v.cache(Target, 1).Status, v.pool(Target).Free)
 	}
 }
+
+// TestPairedDraftPoolAdmission covers the paired path
+// (enable_joint_kv_cache_reuse): _prepare_context_pair claims reuse in both
+// pools, _try_allocate_context grows the draft with
+// try_allocate_draft_context, and when the draft cannot grow the target is
+// reverted (revert_allocate_context) and, for a first chunk, dropped.
+func TestPairedDraftPoolAdmission(t *testing.T) {
+	cfg := testConfig()
+	cfg.DraftPool = PairedDraftPool
+	_, s, v := fixture(t, cfg)
+	v.scheduleRequest(0)
+	if s.Crash.Happened || v.rank.Batch.Count != 1 {
+		t.Fatalf("batch %s, want request 1's first chunk", v.rank.Batch.describe())
+	}
+	if tc, dc := v.cache(Target, 1), v.cache(Draft, 1); tc.Capacity != 8 || dc.Capacity != 8 || dc.Status != Active {
+		t.Fatalf("target %+v draft %+v, want both grown to 8 at admission", *tc, *dc)
+	}
+	_, s, v = fixture(t, cfg)
+	v.pool(Draft).Free = 1
+	v.scheduleRequest(0)
+	if s.Crash.Happened || v.rank.Batch.Count != 0 {
+		t.Fatalf("batch %s admitted with no room in the paired draft pool", v.rank.Batch.describe())
+	}
+	if v.cache(Target, 1).Status != Absent || v.pool(Target).Free != 8 {
+		t.Fatalf("target %s with %d free pages, want dropped and all 8 free", v.cache(Target, 1).Status, v.pool(Target).Free)
+	}
+}
