@@ -273,17 +273,8 @@ func outline(ce Counterexample, steps []Step, marked int, groups [][]int) []stri
 	}
 	if marked >= 0 {
 		s := steps[marked]
-		var what string
-		switch {
-		case !s.Enabled:
-			what = "is not enabled"
-		case s.After.Crash.Happened:
-			what = fmt.Sprintf("%s raises", s.After.Crash.Function)
-		case len(s.Violations) > 0:
-			what = "breaks " + violationNames(s.Violations)
-		case ce.Invariant != "":
-			what = "ends in a " + ce.Invariant
-		default:
+		what := stepOutcome(ce, s)
+		if what == "" {
 			what = "broke in the real code (" + ce.ReplayBroke + "); here nothing breaks"
 		}
 		lines = append(lines, wrap(fmt.Sprintf("  [*] %-3d %s: %s", marked+1, s.Text, what), "      ")...)

@@ -69,11 +69,7 @@ func TestExplainFiftyStepsIsSmall(t *testing.T) {
 	var sp *spec.Spec
 	for _, sc := range spec.Scenarios() {
 		for _, set := range sc.FixSets {
-			var fixes spec.Fixes
-			for _, f := range set {
-				fixes = fixes.With(f)
-			}
-			candidate, err := sc.Spec(fixes)
+			candidate, err := sc.Spec(spec.FixSetOf(set...))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -259,12 +259,7 @@ func checkCommand(command string, v Variant) string {
 func DefaultVariants() []Variant {
 	var out []Variant
 	for _, sc := range spec.Scenarios() {
-		out = append(out, Variant{sc, 0})
-		for _, set := range sc.FixSets {
-			var fixes spec.Fixes
-			for _, f := range set {
-				fixes = fixes.With(f)
-			}
+		for _, fixes := range sc.Variants() {
 			out = append(out, Variant{sc, fixes})
 		}
 	}

@@ -292,20 +292,33 @@ func skeleton(ce Counterexample, groups [][]int, marked int, marker string) stri
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// markerText says what happens at the marked step and which fix closes it.
-func markerText(ce Counterexample, s Step, number int) string {
-	var what string
+// stepOutcome says in a few words what the marked step s does: is not
+// enabled, raises, breaks invariants, or ends the run in ce's violation (a
+// deadlock or livelock); "" when nothing breaks there.
+func stepOutcome(ce Counterexample, s Step) string {
 	switch {
 	case !s.Enabled:
-		what = "is not enabled under this fix"
+		return "is not enabled"
 	case s.After.Crash.Happened:
-		what = fmt.Sprintf("%s raises", s.After.Crash.Function)
+		return fmt.Sprintf("%s raises", s.After.Crash.Function)
 	case len(s.Violations) > 0:
-		what = "breaks " + violationNames(s.Violations)
+		return "breaks " + violationNames(s.Violations)
 	case ce.Invariant != "":
-		what = "ends in a " + ce.Invariant + ": " + ce.Message
-	default:
+		return "ends in a " + ce.Invariant
+	}
+	return ""
+}
+
+// markerText says what happens at the marked step and which fix closes it.
+func markerText(ce Counterexample, s Step, number int) string {
+	what := stepOutcome(ce, s)
+	switch {
+	case what == "":
 		return fmt.Sprintf("step %d: in the real code %s here (%s); under %s nothing breaks", number, ce.ReplayBroke, ce.ReplayOf, fixesName(ce.Spec.Fixes))
+	case !s.Enabled:
+		what += " under this fix"
+	case !s.After.Crash.Happened && len(s.Violations) == 0:
+		what += ": " + ce.Message
 	}
 	text := "step " + itoa(number) + " " + what
 	if closing := closingFixes(ce.FixedBy); closing != "" {

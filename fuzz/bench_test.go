@@ -78,10 +78,7 @@ func BenchmarkWalkKV(b *testing.B) {
 	if len(sc.FixSets) == 0 {
 		b.Skip("the first scenario has no fix set")
 	}
-	var fixes spec.Fixes
-	for _, f := range sc.FixSets[0] {
-		fixes = fixes.With(f)
-	}
+	fixes := spec.FixSetOf(sc.FixSets[0]...)
 	sp, err := sc.Spec(fixes)
 	if err != nil {
 		b.Fatal(err)

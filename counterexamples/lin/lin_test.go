@@ -313,10 +313,7 @@ func bigHistory(b testing.TB, n int) (*spec.Spec, []byte) {
 	total := 0
 	for k := 0; total < n; k++ {
 		sc := spec.Scenarios()[k%3]
-		var fixes spec.Fixes
-		for _, f := range sc.FixSets[0] {
-			fixes = fixes.With(f)
-		}
+		fixes := spec.FixSetOf(sc.FixSets[0]...)
 		sp, err := sc.Spec(fixes)
 		if err != nil {
 			b.Fatal(err)
