@@ -260,9 +260,11 @@ func traceLines(trace []spec.Action) []string {
 	return out
 }
 
-// reproduceCommand is the one command that re-runs exactly this variant.
-func reproduceCommand(v variant, opts checkOptions) string {
-	parts := []string{commandName(), "check", "--scenario", v.scenario.Name}
+// variantCommand starts the command line of subcommand that selects
+// exactly variant v: its scenario and its fixes ("--fix none" for the real
+// code).
+func variantCommand(subcommand string, v variant) []string {
+	parts := []string{commandName(), subcommand, "--scenario", v.scenario.Name}
 	names := v.fixes.Names()
 	if len(names) == 0 {
 		names = []string{"none"}
@@ -270,6 +272,12 @@ func reproduceCommand(v variant, opts checkOptions) string {
 	for _, n := range names {
 		parts = append(parts, "--fix", n)
 	}
+	return parts
+}
+
+// reproduceCommand is the one command that re-runs exactly this variant.
+func reproduceCommand(v variant, opts checkOptions) string {
+	parts := variantCommand("check", v)
 	if opts.depth != 0 {
 		parts = append(parts, "--depth", fmt.Sprint(opts.depth))
 	}

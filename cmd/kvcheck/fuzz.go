@@ -222,14 +222,7 @@ func configChanges(base, reduced *spec.Config) []string {
 // fuzzReproduceCommand is the one command that re-runs exactly this
 // variant's walks and shrinking.
 func fuzzReproduceCommand(v variant, opts fuzzOptions) string {
-	parts := []string{commandName(), "fuzz", "--scenario", v.scenario.Name}
-	names := v.fixes.Names()
-	if len(names) == 0 {
-		names = []string{"none"}
-	}
-	for _, n := range names {
-		parts = append(parts, "--fix", n)
-	}
+	parts := variantCommand("fuzz", v)
 	parts = append(parts, "--seed", fmt.Sprint(opts.seed), "--workers", fmt.Sprint(opts.workers))
 	if opts.duration != defaultFuzzTime {
 		parts = append(parts, "--time", opts.duration.String())
