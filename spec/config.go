@@ -67,7 +67,7 @@ const (
 )
 
 func (m DraftPoolMode) String() string {
-	return [...]string{"none", "unpaired", "paired"}[m]
+	return m.names()[m]
 }
 
 // DraftViewMode says which context cursor an unpaired mirror reads inside
@@ -87,7 +87,7 @@ const (
 )
 
 func (m DraftViewMode) String() string {
-	return [...]string{"same-as-target", "lag-by-reuse"}[m]
+	return m.names()[m]
 }
 
 // CodeVersion selects which version of the real code's admission of the
@@ -107,7 +107,7 @@ const (
 )
 
 func (v CodeVersion) String() string {
-	return [...]string{"v1.3.0rc25", "00746ef"}[v]
+	return v.names()[v]
 }
 
 // RequestTemplate describes one request a scenario may send.
@@ -148,86 +148,93 @@ const (
 )
 
 func (k LoopKind) String() string {
-	return [...]string{"non-overlap", "overlap", "pipeline"}[k]
+	return k.names()[k]
 }
 
 // Config is one engine configuration: the KV cache managers, the scheduler
 // budgets and the executor loop, scaled down. It is not part of the state.
 type Config struct {
 	// TokensPerBlock is tokens_per_block (a page).
-	TokensPerBlock uint8
+	TokensPerBlock uint8 `kv:"tokens_per_block" doc:"tokens per KV block (page)"`
 	// MaxDraftLen is max_total_draft_tokens D (MTP max_draft_len).
-	MaxDraftLen uint8
+	MaxDraftLen uint8 `kv:"max_draft_len" doc:"max_total_draft_tokens D"`
 	// ExtraKVTokens is num_extra_kv_tokens (0 for MTP with D = 1).
-	ExtraKVTokens uint8
+	ExtraKVTokens uint8 `kv:"num_extra_kv_tokens" doc:"num_extra_kv_tokens"`
 	// ReserveDraftTokens is _kv_reserve_draft_tokens R of a draft pool.
-	ReserveDraftTokens uint8
+	ReserveDraftTokens uint8 `kv:"kv_reserve_draft_tokens" doc:"_kv_reserve_draft_tokens of a draft pool"`
 	// MaxBatchSize is max_batch_size (the scheduler's max_num_requests).
-	MaxBatchSize uint8
+	MaxBatchSize uint8 `kv:"max_batch_size" doc:"max_batch_size"`
 	// MaxNumTokens is max_num_tokens, the per-iteration token budget and the
 	// max_context_length of a chunk.
-	MaxNumTokens uint8
+	MaxNumTokens uint8 `kv:"max_num_tokens" doc:"max_num_tokens"`
 	// ChunkedPrefill is enable_chunked_prefill.
-	ChunkedPrefill bool
+	ChunkedPrefill bool `kv:"enable_chunked_prefill" doc:"chunked prefill"`
 	// ChunkUnitSize is the chunk unit a non-final chunk is rounded down to
 	// (typically tokens_per_block).
-	ChunkUnitSize uint8
-	// TargetBlocks and DraftBlocks are the GPU pages of each pool per rank.
-	TargetBlocks, DraftBlocks uint8
+	ChunkUnitSize uint8 `kv:"chunk_unit_size" doc:"chunk unit size"`
+	// TargetBlocks and DraftBlocks are the GPU pages of each pool per rank
+	// (per stage: see StageTargetBlocks).
+	TargetBlocks uint8 `kv:"target_blocks" doc:"GPU pages of the target pool per rank"`
+	DraftBlocks  uint8 `kv:"draft_blocks" doc:"GPU pages of the draft pool per rank"`
 	// TargetIndexSlots and DraftIndexSlots are each manager's IndexMapper
 	// capacity; _create_kv_cache returns None when all are taken.
-	TargetIndexSlots, DraftIndexSlots uint8
+	TargetIndexSlots uint8 `kv:"target_index_slots" doc:"IndexMapper slots of the target manager"`
+	DraftIndexSlots  uint8 `kv:"draft_index_slots" doc:"IndexMapper slots of the draft manager"`
 	// ResumeGatePercent is max_util_for_resume in percent: _KVCache.resume
 	// refuses while the pool's utilization exceeds it.
-	ResumeGatePercent uint8
+	ResumeGatePercent uint8 `kv:"max_util_for_resume" doc:"resume gate in percent"`
 	// HostTier says a cache tier below GPU exists, so pages of suspended
 	// caches can be evicted to host to make room.
-	HostTier bool
+	HostTier bool `kv:"host_tier" doc:"a cache tier below GPU exists"`
 	// RecomputePause is the scheduler's enable_recompute_pause (default True
 	// in the real code): the eviction ladder may free a started victim's
 	// caches so it re-prefills later.
-	RecomputePause bool
+	RecomputePause bool `kv:"enable_recompute_pause" doc:"the scheduler may recompute-pause victims"`
 	// BlockReuse is kv_cache_config.enable_block_reuse.
-	BlockReuse bool
+	BlockReuse bool `kv:"enable_block_reuse" doc:"kv_cache_config.enable_block_reuse"`
 	// DraftPool is the draft pool's mode.
-	DraftPool DraftPoolMode
+	DraftPool DraftPoolMode `kv:"draft_pool" doc:"none, unpaired or paired (enable_joint_kv_cache_reuse)"`
 	// DraftView is the unpaired mirror's context cursor (reference §2.7).
-	DraftView DraftViewMode
+	DraftView DraftViewMode `kv:"draft_view" doc:"the unpaired mirror's context cursor"`
 	// Version is the modeled version of the real code.
-	Version CodeVersion
+	Version CodeVersion `kv:"version" doc:"modeled version of the real code"`
 	// EarlyFinish lets the environment end a generating request early (EOS)
 	// at any forward, not only at MaxNewTokens.
-	EarlyFinish bool
+	EarlyFinish bool `kv:"early_finish" doc:"the environment may end a request at EOS"`
 	// Ranks is the number of ranks: attention-DP ranks, pipeline stages, or
 	// independent ranks.
-	Ranks uint8
+	Ranks uint8 `kv:"ranks" doc:"number of ranks"`
 	// Loop is the executor loop every rank runs.
-	Loop LoopKind
+	Loop LoopKind `kv:"loop" doc:"executor loop"`
 	// AttentionDP is enable_attention_dp: ranks pad empty batches with
 	// dummies and vote with _can_queue's allgather.
-	AttentionDP bool
+	AttentionDP bool `kv:"enable_attention_dp" doc:"attention data parallelism"`
 	// MaxNumActiveRequests is max_num_active_requests, the cap at which
 	// _pad_empty_attention_dp_batch refuses to pad (0 = no cap).
-	MaxNumActiveRequests uint8
+	MaxNumActiveRequests uint8 `kv:"max_num_active_requests" doc:"pad cap of _pad_empty_attention_dp_batch (0 = none)"`
 	// KVTransceiver says a kv_cache_transceiver exists (disaggregated
 	// serving); with AdpDummyFixes it registers pre-schedule dummies for
 	// rollback (_pending_adp_dummy_request).
-	KVTransceiver bool
+	KVTransceiver bool `kv:"kv_cache_transceiver" doc:"disaggregated serving (a KV cache transceiver exists)"`
 	// AdpDummyFixes is _enable_adp_dummy_fixes.
-	AdpDummyFixes bool
+	AdpDummyFixes bool `kv:"enable_adp_dummy_fixes" doc:"_enable_adp_dummy_fixes"`
 	// PadDraftAfterAllocation models MTP padding py_draft_tokens to the
 	// runtime draft length after try_allocate_generation (TensorRT-LLM
 	// PR #19120, root cause 1): a request's first generation step is
 	// allocated with no draft tokens and padded to max_draft_len before the
 	// forward. Off, the placeholder drafts exist at allocation.
-	PadDraftAfterAllocation bool
-	// LastStageTargetBlocks is the target pool of the last pipeline stage
-	// when it differs from the others (0: the same). The last stage splits
-	// its KV budget with the MTP layers' draft pool; whether the
-	// allreduce-MIN of the token capacity equalizes the pools' pages across
-	// stages is not settled by the code read (reference §2.1), so it is a
-	// switch.
-	LastStageTargetBlocks uint8
+	PadDraftAfterAllocation bool `kv:"pad_draft_after_allocation" doc:"MTP pads py_draft_tokens after try_allocate_generation"`
+	// StageTargetBlocks and StageDraftBlocks are each pipeline stage's own
+	// GPU pages of the target and draft pool, stage 0 first (0: the
+	// uniform TargetBlocks / DraftBlocks). KVCacheManagerV2.__init__ takes
+	// the MIN of every rank's token capacity, so stages differ only by the
+	// storage layer's rounding of that quota to whole pages, in either
+	// direction (see reading-notes.md, "per-stage pool sizes").
+	StageTargetBlocks [MaxRanks]uint8 `kv:"stage_target_blocks" doc:"target pages per pipeline stage, stage 0 first (0 = target_blocks)"`
+	StageDraftBlocks  [MaxRanks]uint8 `kv:"stage_draft_blocks" doc:"draft pages per pipeline stage, stage 0 first (0 = draft_blocks)"`
+	// PreFixes are the historical bugs put back (see PreFix): the default,
+	// none, is the code of the seed reports.
+	PreFixes PreFixes `kv:"pre_fix" doc:"historical bugs put back, comma-separated (none = the code of the seed reports)"`
 	// Requests are the requests that arrive, in arrival order.
 	Requests []RequestTemplate
 }
@@ -314,11 +321,24 @@ func (c *Config) Validate() error {
 			used   bool
 		}{
 			{"target_blocks", c.TargetBlocks, true},
-			{"last_stage_target_blocks", c.LastStageTargetBlocks, c.LastStageTargetBlocks != 0},
 			{"draft_blocks", c.DraftBlocks, c.DraftPool != NoDraftPool},
 		} {
 			if pool.used && int(pool.blocks) < need {
 				bad("%s must hold the longest request (%d blocks of %d tokens), got %d", pool.name, need, c.TokensPerBlock, pool.blocks)
+			}
+		}
+		for r := 0; r < MaxRanks; r++ {
+			for _, stage := range []struct {
+				name   string
+				blocks uint8
+			}{{"stage_target_blocks", c.StageTargetBlocks[r]}, {"stage_draft_blocks", c.StageDraftBlocks[r]}} {
+				switch {
+				case stage.blocks == 0:
+				case r >= int(c.Ranks) || c.Loop != PipelineLoop:
+					bad("%s: stage %d set, but the configuration has %d pipeline stage(s)", stage.name, r, map[bool]uint8{true: c.Ranks, false: 0}[c.Loop == PipelineLoop])
+				case int(stage.blocks) < need:
+					bad("%s: stage %d must hold the longest request (%d blocks of %d tokens), got %d", stage.name, r, need, c.TokensPerBlock, stage.blocks)
+				}
 			}
 		}
 	}
@@ -351,13 +371,34 @@ func (c *Config) hasPool(r uint8, p PoolKind) bool {
 	return p == Target || c.DraftPool != NoDraftPool
 }
 
-// poolBlocksOn is the GPU page count of pool p on rank r: the last
-// pipeline stage may have a different target pool (LastStageTargetBlocks).
+// poolBlocksOn is the GPU page count of pool p on rank r: a pipeline
+// stage's own size (StageTargetBlocks, StageDraftBlocks) where set, else
+// the uniform one.
 func (c *Config) poolBlocksOn(r uint8, p PoolKind) uint8 {
-	if p == Target && c.Loop == PipelineLoop && r == c.Ranks-1 && c.LastStageTargetBlocks != 0 {
-		return c.LastStageTargetBlocks
+	stage := &c.StageTargetBlocks
+	if p == Draft {
+		stage = &c.StageDraftBlocks
+	}
+	if c.Loop == PipelineLoop && stage[r] != 0 {
+		return stage[r]
 	}
 	return c.poolBlocks(p)
+}
+
+// equalizeStagePools sizes every stage's pools like the smallest stage's
+// (FixEqualStagePools).
+func (c *Config) equalizeStagePools() {
+	for _, p := range []PoolKind{Target, Draft} {
+		smallest := c.poolBlocks(p)
+		for r := uint8(0); r < c.Ranks; r++ {
+			smallest = min(smallest, c.poolBlocksOn(r, p))
+		}
+		if p == Target {
+			c.TargetBlocks, c.StageTargetBlocks = smallest, [MaxRanks]uint8{}
+		} else {
+			c.DraftBlocks, c.StageDraftBlocks = smallest, [MaxRanks]uint8{}
+		}
+	}
 }
 
 // poolBlocks is the GPU page count of pool p.

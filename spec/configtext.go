@@ -1,91 +1,155 @@
 package spec
 
 import (
+	"encoding"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 )
 
 // configField is one key of the configuration's text form, named after the
-// TensorRT-LLM option it stands for.
+// TensorRT-LLM option it stands for. Every field of Config with a `kv` tag
+// is one: the tag is its key and the `doc` tag its description, so a new
+// setting is one tagged field and nothing else.
 type configField struct {
 	key   string
 	doc   string
-	value func(c *Config) string
-	set   func(c *Config, text string) error
+	index []int
 }
 
-func uint8Field(key, doc string, field func(c *Config) *uint8) configField {
-	return configField{key, doc,
-		func(c *Config) string { return strconv.Itoa(int(*field(c))) },
-		func(c *Config, text string) error {
-			n, err := strconv.Atoi(text)
-			if err != nil || n < 0 || n > 255 {
-				return fmt.Errorf("expected an integer 0..255, got %q", text)
+// configFields lists every scalar key of the text form in the order of
+// Config's fields.
+var configFields = func() []configField {
+	var out []configField
+	t := reflect.TypeOf(Config{})
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		key, ok := f.Tag.Lookup("kv")
+		if !ok {
+			continue
+		}
+		out = append(out, configField{key: key, doc: f.Tag.Get("doc"), index: f.Index})
+		if _, err := formatValue(reflect.New(f.Type).Elem()); err != nil {
+			panic(fmt.Sprintf("spec: configuration field %s: %v", f.Name, err))
+		}
+	}
+	return out
+}()
+
+// ConfigKey is one setting of the text form: its key and description.
+type ConfigKey struct{ Key, Doc string }
+
+// ConfigKeys lists every setting of the text form, in order.
+func ConfigKeys() []ConfigKey {
+	out := make([]ConfigKey, len(configFields))
+	for i, f := range configFields {
+		out[i] = ConfigKey{f.key, f.doc}
+	}
+	return out
+}
+
+// enumNamer is an enumeration of the configuration: its value names, by
+// value.
+type enumNamer interface{ names() []string }
+
+func (DraftPoolMode) names() []string { return []string{"none", "unpaired", "paired"} }
+func (DraftViewMode) names() []string { return []string{"same-as-target", "lag-by-reuse"} }
+func (CodeVersion) names() []string   { return []string{"v1.3.0rc25", "00746ef"} }
+func (LoopKind) names() []string      { return []string{"non-overlap", "overlap", "pipeline"} }
+
+func (f *configField) value(c *Config) string {
+	text, _ := formatValue(reflect.ValueOf(c).Elem().FieldByIndex(f.index))
+	return text
+}
+
+func (f *configField) set(c *Config, text string) error {
+	return parseValue(reflect.ValueOf(c).Elem().FieldByIndex(f.index), text)
+}
+
+// formatValue renders a field value: an integer, true/false, an enum's
+// name, a per-stage list "10,9" (up to its last non-zero entry), or a
+// TextMarshaler's text.
+func formatValue(v reflect.Value) (string, error) {
+	if m, ok := v.Interface().(encoding.TextMarshaler); ok {
+		b, err := m.MarshalText()
+		return string(b), err
+	}
+	if e, ok := v.Interface().(enumNamer); ok {
+		return e.names()[v.Uint()], nil
+	}
+	switch v.Kind() {
+	case reflect.Uint8, reflect.Uint16:
+		return strconv.FormatUint(v.Uint(), 10), nil
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool()), nil
+	case reflect.Array:
+		if v.Type().Elem().Kind() != reflect.Uint8 {
+			break
+		}
+		n := 1
+		for i := 0; i < v.Len(); i++ {
+			if v.Index(i).Uint() != 0 {
+				n = i + 1
 			}
-			*field(c) = uint8(n)
-			return nil
-		}}
+		}
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = strconv.FormatUint(v.Index(i).Uint(), 10)
+		}
+		return strings.Join(parts, ","), nil
+	}
+	return "", fmt.Errorf("type %s has no text form", v.Type())
 }
 
-func boolField(key, doc string, field func(c *Config) *bool) configField {
-	return configField{key, doc,
-		func(c *Config) string { return strconv.FormatBool(*field(c)) },
-		func(c *Config, text string) error {
-			b, err := strconv.ParseBool(text)
+// parseValue parses text into a field value; the error says what was
+// expected.
+func parseValue(v reflect.Value, text string) error {
+	if u, ok := v.Addr().Interface().(encoding.TextUnmarshaler); ok {
+		return u.UnmarshalText([]byte(text))
+	}
+	if e, ok := v.Interface().(enumNamer); ok {
+		for i, n := range e.names() {
+			if n == text {
+				v.SetUint(uint64(i))
+				return nil
+			}
+		}
+		return fmt.Errorf("expected one of %s, got %q", strings.Join(e.names(), ", "), text)
+	}
+	switch v.Kind() {
+	case reflect.Uint8, reflect.Uint16:
+		limit := uint64(1)<<(8*v.Type().Size()) - 1
+		n, err := strconv.ParseUint(text, 10, 64)
+		if err != nil || n > limit {
+			return fmt.Errorf("expected an integer 0..%d, got %q", limit, text)
+		}
+		v.SetUint(n)
+		return nil
+	case reflect.Bool:
+		b, err := strconv.ParseBool(text)
+		if err != nil {
+			return fmt.Errorf("expected true or false, got %q", text)
+		}
+		v.SetBool(b)
+		return nil
+	case reflect.Array:
+		parts := strings.Split(text, ",")
+		if len(parts) > v.Len() {
+			return fmt.Errorf("expected at most %d comma-separated integers (one per stage), got %q", v.Len(), text)
+		}
+		v.SetZero()
+		for i, part := range parts {
+			n, err := strconv.ParseUint(part, 10, 8)
 			if err != nil {
-				return fmt.Errorf("expected true or false, got %q", text)
+				return fmt.Errorf("expected comma-separated integers 0..255 (one per stage), got %q", text)
 			}
-			*field(c) = b
-			return nil
-		}}
-}
-
-func enumField[E ~uint8](key, doc string, names []string, field func(c *Config) *E) configField {
-	return configField{key, doc,
-		func(c *Config) string { return names[*field(c)] },
-		func(c *Config, text string) error {
-			for i, n := range names {
-				if n == text {
-					*field(c) = E(i)
-					return nil
-				}
-			}
-			return fmt.Errorf("expected one of %s, got %q", strings.Join(names, ", "), text)
-		}}
-}
-
-// configFields lists every scalar key of the text form in a stable order.
-var configFields = []configField{
-	uint8Field("tokens_per_block", "tokens per KV block (page)", func(c *Config) *uint8 { return &c.TokensPerBlock }),
-	uint8Field("max_draft_len", "max_total_draft_tokens D", func(c *Config) *uint8 { return &c.MaxDraftLen }),
-	uint8Field("num_extra_kv_tokens", "num_extra_kv_tokens", func(c *Config) *uint8 { return &c.ExtraKVTokens }),
-	uint8Field("kv_reserve_draft_tokens", "_kv_reserve_draft_tokens of a draft pool", func(c *Config) *uint8 { return &c.ReserveDraftTokens }),
-	uint8Field("max_batch_size", "max_batch_size", func(c *Config) *uint8 { return &c.MaxBatchSize }),
-	uint8Field("max_num_tokens", "max_num_tokens", func(c *Config) *uint8 { return &c.MaxNumTokens }),
-	boolField("enable_chunked_prefill", "chunked prefill", func(c *Config) *bool { return &c.ChunkedPrefill }),
-	uint8Field("chunk_unit_size", "chunk unit size", func(c *Config) *uint8 { return &c.ChunkUnitSize }),
-	uint8Field("target_blocks", "GPU pages of the target pool per rank", func(c *Config) *uint8 { return &c.TargetBlocks }),
-	uint8Field("draft_blocks", "GPU pages of the draft pool per rank", func(c *Config) *uint8 { return &c.DraftBlocks }),
-	uint8Field("target_index_slots", "IndexMapper slots of the target manager", func(c *Config) *uint8 { return &c.TargetIndexSlots }),
-	uint8Field("draft_index_slots", "IndexMapper slots of the draft manager", func(c *Config) *uint8 { return &c.DraftIndexSlots }),
-	uint8Field("max_util_for_resume", "resume gate in percent", func(c *Config) *uint8 { return &c.ResumeGatePercent }),
-	boolField("host_tier", "a cache tier below GPU exists", func(c *Config) *bool { return &c.HostTier }),
-	boolField("enable_recompute_pause", "the scheduler may recompute-pause victims", func(c *Config) *bool { return &c.RecomputePause }),
-	boolField("enable_block_reuse", "kv_cache_config.enable_block_reuse", func(c *Config) *bool { return &c.BlockReuse }),
-	enumField("draft_pool", "none, unpaired or paired (enable_joint_kv_cache_reuse)", []string{"none", "unpaired", "paired"}, func(c *Config) *DraftPoolMode { return &c.DraftPool }),
-	enumField("draft_view", "the unpaired mirror's context cursor", []string{"same-as-target", "lag-by-reuse"}, func(c *Config) *DraftViewMode { return &c.DraftView }),
-	enumField("version", "modeled version of the real code", []string{"v1.3.0rc25", "00746ef"}, func(c *Config) *CodeVersion { return &c.Version }),
-	boolField("early_finish", "the environment may end a request at EOS", func(c *Config) *bool { return &c.EarlyFinish }),
-	uint8Field("ranks", "number of ranks", func(c *Config) *uint8 { return &c.Ranks }),
-	enumField("loop", "executor loop", []string{"non-overlap", "overlap", "pipeline"}, func(c *Config) *LoopKind { return &c.Loop }),
-	boolField("enable_attention_dp", "attention data parallelism", func(c *Config) *bool { return &c.AttentionDP }),
-	uint8Field("max_num_active_requests", "pad cap of _pad_empty_attention_dp_batch (0 = none)", func(c *Config) *uint8 { return &c.MaxNumActiveRequests }),
-	boolField("kv_cache_transceiver", "disaggregated serving (a KV cache transceiver exists)", func(c *Config) *bool { return &c.KVTransceiver }),
-	boolField("enable_adp_dummy_fixes", "_enable_adp_dummy_fixes", func(c *Config) *bool { return &c.AdpDummyFixes }),
-	boolField("pad_draft_after_allocation", "MTP pads py_draft_tokens after try_allocate_generation", func(c *Config) *bool { return &c.PadDraftAfterAllocation }),
-	uint8Field("last_stage_target_blocks", "target pages of the last pipeline stage (0 = target_blocks)", func(c *Config) *uint8 { return &c.LastStageTargetBlocks }),
+			v.Index(i).SetUint(n)
+		}
+		return nil
+	}
+	return fmt.Errorf("type %s has no text form", v.Type())
 }
 
 // FormatConfig renders cfg as text that ParseConfig reads back: one

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -99,6 +100,58 @@ func TestConfigTextSeveralSettingsPerLine(t *testing.T) {
 	} {
 		_, err := ParseConfig(draftAdmission.Config, text)
 		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseConfig(%q) = %v; want an error containing %q", text, err, want)
+		}
+	}
+}
+
+// TestEveryConfigFieldHasAKey: each Config field but the requests is a
+// setting of the text form, under a key of its own, so a new field cannot
+// be left out of transcripts and configuration files.
+func TestEveryConfigFieldHasAKey(t *testing.T) {
+	seen := map[string]bool{}
+	typ := reflect.TypeOf(Config{})
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		key := f.Tag.Get("kv")
+		if f.Name == "Requests" {
+			continue
+		}
+		if key == "" || f.Tag.Get("doc") == "" {
+			t.Errorf("Config.%s has no kv or doc tag", f.Name)
+		}
+		if seen[key] {
+			t.Errorf("key %s used twice", key)
+		}
+		seen[key] = true
+	}
+	if len(ConfigKeys()) != len(seen) {
+		t.Errorf("%d keys registered, %d tagged fields", len(ConfigKeys()), len(seen))
+	}
+}
+
+// TestConfigTextPerStageAndPreFix: per-stage lists and the pre-fix switch
+// list parse, print back, and reject what they cannot hold.
+func TestConfigTextPerStageAndPreFix(t *testing.T) {
+	base := ppHistoryCapacity.Config
+	cfg, err := ParseConfig(base, "stage_target_blocks=9,10\npre_fix=none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.StageTargetBlocks != [MaxRanks]uint8{9, 10} || cfg.PreFixes != 0 {
+		t.Fatalf("parsed %v %v", cfg.StageTargetBlocks, cfg.PreFixes)
+	}
+	if !strings.Contains(FormatConfig(&cfg), "stage_target_blocks=9,10\n") {
+		t.Fatalf("format:\n%s", FormatConfig(&cfg))
+	}
+	for text, want := range map[string]string{
+		"stage_target_blocks=1,2,3,4,5": "at most 4 comma-separated integers",
+		"stage_target_blocks=x":         "expected comma-separated integers",
+		"stage_target_blocks=0,0,9":     "stage 2 set, but the configuration has 2 pipeline stage(s)",
+		"stage_target_blocks=0,2":       "stage 1 must hold the longest request",
+		"pre_fix=bogus":                 "unknown pre-fix switch \"bogus\"",
+	} {
+		if _, err := ParseConfig(base, text); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseConfig(%q) = %v; want an error containing %q", text, err, want)
 		}
 	}

@@ -6,81 +6,115 @@ import (
 	"strings"
 )
 
-// Fix is one proposed fix, applied as a named variant of the spec. Each
-// changes only the functions it touches; the default (no fix) is the real
-// code as in the seed reports.
+// Fix is one proposed or merged fix, applied as a named variant of the
+// spec. Each changes only the functions it touches; the default (no fix) is
+// the real code as in the seed reports. A fix is declared once, with
+// defineFix (or defineHistoricalBug for a bug the real code has already
+// fixed): its name, source, what it changes and, where it is not a code
+// change, how it rewrites the configuration all come from that entry.
 type Fix uint8
 
-const (
+// FixInfo is everything kvcheck knows about one fix.
+type FixInfo struct {
+	// Name is the fix's name on the command line and in transcripts.
+	Name string
+	// Source is where the fix comes from: a TensorRT-LLM PR ("PR #19006"),
+	// a seed report, or kvcheck's own proposal.
+	Source string
+	// Changes says in one line what the fix changes in the real code.
+	Changes string
+	// Reverts is the pre-fix switch this fix turns off: the fix is the
+	// historical PR itself (see defineHistoricalBug). Zero for none.
+	Reverts PreFixes
+	// Config, when set, rewrites the configuration when the spec is made,
+	// for fixes that change a size rather than code.
+	Config func(c *Config)
+}
+
+// fixRegistry holds every declared fix; a Fix is its index.
+var fixRegistry []FixInfo
+
+// defineFix declares a fix and returns its value.
+func defineFix(info FixInfo) Fix {
+	if len(fixRegistry) >= 32 {
+		panic("spec: more fixes than a Fixes set holds")
+	}
+	for _, f := range fixRegistry {
+		if f.Name == info.Name {
+			panic("spec: fix " + info.Name + " declared twice")
+		}
+	}
+	fixRegistry = append(fixRegistry, info)
+	return Fix(len(fixRegistry) - 1)
+}
+
+// The fixes, in the stable order lists and names of fix sets use.
+var (
 	// FixJointAdmission is TensorRT-LLM PR #19006 (joint management of target
 	// and draft): the scheduler admits a request only when both pools can
 	// hold it. Modeled in KVCacheV2Scheduler._try_allocate_context and
 	// _try_allocate_generation: the unpaired mirror is grown at admission
 	// (and the target reverted when it cannot be), so _prepare_draft_resources
 	// finds it already sized.
-	FixJointAdmission Fix = iota
+	FixJointAdmission = defineFix(FixInfo{Name: "joint-admission", Source: "PR #19006",
+		Changes: "admit a request only when both the target and the draft pool can hold it"})
 	// FixDeferDraftMirror is TensorRT-LLM PR #19231: a refused draft resize
 	// or resume in _prepare_draft_resources defers the request (its target
 	// allocation is reverted and it leaves the batch) instead of raising.
-	FixDeferDraftMirror
+	FixDeferDraftMirror = defineFix(FixInfo{Name: "defer-draft-mirror", Source: "PR #19231",
+		Changes: "a refused draft resize or resume defers the request instead of raising"})
 	// FixMirrorReuse is the direction of TensorRT-LLM PR #19303: the mirror
 	// reuses and publishes blocks like the primary pool instead of
 	// stop_committing.
-	FixMirrorReuse
+	FixMirrorReuse = defineFix(FixInfo{Name: "mirror-reuse", Source: "PR #19303 direction",
+		Changes: "the draft mirror reuses and publishes prefix blocks like the primary"})
 	// FixFreeUnpairedMirror is seed 003's fix: the attention-DP dummy
 	// rollback (_finalize_adp_dummy_allocation → _free_pad_dummy_kv) frees the
-	// dummy in whichever draft pool exists, paired or not.
-	FixFreeUnpairedMirror
+	// dummy in whichever draft pool exists.
+	FixFreeUnpairedMirror = defineFix(FixInfo{Name: "free-unpaired-mirror", Source: "seed 003",
+		Changes: "the ADP dummy rollback frees the dummy in whichever draft pool exists"})
 	// FixSkipDummyUpdate is the guard seed 003's validation runs carried
 	// (and reported never fired): update_resources skips dummy requests.
-	FixSkipDummyUpdate
+	FixSkipDummyUpdate = defineFix(FixInfo{Name: "skip-dummy-update", Source: "seed 003's extra guard",
+		Changes: "update_resources skips dummy requests"})
 	// FixRecordDraftLens is half of TensorRT-LLM PR #19120:
 	// _prepare_draft_resources records _allocated_draft_lens for the width it
 	// grew an unpaired mirror by, so update_resources rewinds exactly that.
-	FixRecordDraftLens
+	FixRecordDraftLens = defineFix(FixInfo{Name: "record-draft-lens", Source: "PR #19120",
+		Changes: "_prepare_draft_resources records _allocated_draft_lens for an unpaired mirror"})
 	// FixClampCapacity is the other half of PR #19120: update_resources
 	// clamps new_capacity to at least history_length before the resize.
-	FixClampCapacity
-	// FixEqualStagePools makes every pipeline stage's target pool as small
-	// as the smallest stage's (the allreduce-MIN of KV capacity the
-	// executor means to apply "so the scheduler produces identical
-	// batches"), so every stage's local scheduler makes rank 0's decisions.
-	// It changes the KV budget split (KvCacheCreator), so it is applied to
-	// the configuration when the spec is made.
-	FixEqualStagePools
-	numFixes
+	FixClampCapacity = defineFix(FixInfo{Name: "clamp-capacity", Source: "PR #19120",
+		Changes: "update_resources clamps new_capacity to at least history_length"})
+	// FixEqualStagePools makes every pipeline stage's pools page for page
+	// as large as the smallest stage's: the token MIN of
+	// KVCacheManagerV2.__init__ carried through to whole pages (the storage
+	// layer's rounding no longer gives one stage a page more or less), so
+	// every stage's local scheduler makes rank 0's decisions. It changes
+	// the sizing, so it is applied to the configuration when the spec is
+	// made.
+	FixEqualStagePools = defineFix(FixInfo{Name: "equal-stage-pools", Source: "kvcheck proposal",
+		Changes: "every pipeline stage's pools sized page for page like the smallest stage's (the token MIN carried through the storage layer's rounding)",
+		Config:  (*Config).equalizeStagePools})
 )
 
-var fixNames = [numFixes]string{
-	FixJointAdmission:     "joint-admission",
-	FixDeferDraftMirror:   "defer-draft-mirror",
-	FixMirrorReuse:        "mirror-reuse",
-	FixFreeUnpairedMirror: "free-unpaired-mirror",
-	FixSkipDummyUpdate:    "skip-dummy-update",
-	FixRecordDraftLens:    "record-draft-lens",
-	FixClampCapacity:      "clamp-capacity",
-	FixEqualStagePools:    "equal-stage-pools",
-}
+func (f Fix) info() *FixInfo { return &fixRegistry[f] }
 
-var fixDocs = [numFixes]string{
-	FixJointAdmission:     "PR #19006: admit a request only when both the target and the draft pool can hold it",
-	FixDeferDraftMirror:   "PR #19231: a refused draft resize or resume defers the request instead of raising",
-	FixMirrorReuse:        "PR #19303 direction: the draft mirror reuses and publishes prefix blocks like the primary",
-	FixFreeUnpairedMirror: "seed 003: the ADP dummy rollback frees the dummy in whichever draft pool exists",
-	FixSkipDummyUpdate:    "seed 003's extra guard: update_resources skips dummy requests",
-	FixRecordDraftLens:    "PR #19120: _prepare_draft_resources records _allocated_draft_lens for an unpaired mirror",
-	FixClampCapacity:      "PR #19120: update_resources clamps new_capacity to at least history_length",
-	FixEqualStagePools:    "every pipeline stage's target pool sized like the smallest (the MIN of KV capacity across stages)",
-}
+func (f Fix) String() string { return f.info().Name }
 
-func (f Fix) String() string { return fixNames[f] }
+// Doc is the one-line description of the fix and its source: "source:
+// what it changes".
+func (f Fix) Doc() string { return f.info().Source + ": " + f.info().Changes }
 
-// Doc is the one-line description of the fix and its source.
-func (f Fix) Doc() string { return fixDocs[f] }
+// Source names where the fix comes from (a PR, a seed report).
+func (f Fix) Source() string { return f.info().Source }
+
+// Reverts is the pre-fix switch the fix turns off, if any.
+func (f Fix) Reverts() PreFixes { return f.info().Reverts }
 
 // AllFixes lists every fix in a stable order.
 func AllFixes() []Fix {
-	out := make([]Fix, numFixes)
+	out := make([]Fix, len(fixRegistry))
 	for i := range out {
 		out[i] = Fix(i)
 	}
@@ -89,6 +123,9 @@ func AllFixes() []Fix {
 
 // Fixes is a set of applied fixes.
 type Fixes uint32
+
+// AllFixSet is the set of every declared fix.
+func AllFixSet() Fixes { return Fixes(1)<<len(fixRegistry) - 1 }
 
 // Has reports whether f is applied.
 func (s Fixes) Has(f Fix) bool { return s&(1<<f) != 0 }
@@ -116,6 +153,18 @@ func (s Fixes) Names() []string {
 	return out
 }
 
+// applyTo rewrites cfg for the applied fixes that change the configuration:
+// sizing fixes, and the historical fixes that turn their pre-fix switch
+// off.
+func (s Fixes) applyTo(cfg *Config) {
+	for _, f := range s.List() {
+		cfg.PreFixes &^= f.Reverts()
+		if apply := f.info().Config; apply != nil {
+			apply(cfg)
+		}
+	}
+}
+
 // ParseFix returns the fix named name, or an error listing the valid names.
 func ParseFix(name string) (Fix, error) {
 	for _, f := range AllFixes() {
@@ -123,7 +172,7 @@ func ParseFix(name string) (Fix, error) {
 			return f, nil
 		}
 	}
-	names := make([]string, 0, numFixes)
+	names := make([]string, 0, len(fixRegistry))
 	for _, f := range AllFixes() {
 		names = append(names, f.String())
 	}

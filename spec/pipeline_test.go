@@ -7,7 +7,7 @@ import "testing"
 func ppFixture(t *testing.T) (*Spec, *State) {
 	t.Helper()
 	cfg := ppHistoryCapacity.Config
-	cfg.LastStageTargetBlocks = 0
+	cfg.StageTargetBlocks = [MaxRanks]uint8{}
 	sp, err := New(cfg, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ func randomConfig(rng *rand.Rand) (Config, bool) {
 		PadDraftAfterAllocation: rng.IntN(4) == 0,
 	}
 	if cfg.Loop == PipelineLoop && rng.IntN(2) == 0 {
-		cfg.LastStageTargetBlocks = uint8(1 + rng.IntN(24))
+		cfg.StageTargetBlocks[rng.IntN(int(cfg.Ranks))] = uint8(1 + rng.IntN(24))
 	}
 	for range 1 + rng.IntN(4) {
 		r := RequestTemplate{
@@ -76,7 +76,7 @@ func TestRandomConfigurationsNeverPanic(t *testing.T) {
 			continue
 		}
 		valid++
-		fixes := Fixes(rng.Uint32()) & (1<<numFixes - 1)
+		fixes := Fixes(rng.Uint32()) & AllFixSet()
 		sp, err := New(cfg, fixes)
 		if err != nil {
 			t.Fatal(err)

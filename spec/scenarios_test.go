@@ -47,6 +47,17 @@ var scenarioPins = []struct {
 func fixSet(fixes []Fix) Fixes { return FixSetOf(fixes...) }
 
 func TestScenarioPins(t *testing.T) {
+	pinned := map[string]bool{}
+	for _, pin := range scenarioPins {
+		pinned[pin.scenario+"/"+strings.Join(fixSet(pin.fixes).Names(), "+")] = true
+	}
+	for _, sc := range Scenarios() {
+		for _, fixes := range sc.Variants() {
+			if key := sc.Name + "/" + strings.Join(fixes.Names(), "+"); !pinned[key] {
+				t.Errorf("scenario %s under fixes [%s] has no pin in scenarioPins: every variant `kvcheck check` runs is pinned", sc.Name, strings.Join(fixes.Names(), "+"))
+			}
+		}
+	}
 	for _, pin := range scenarioPins {
 		fixes := fixSet(pin.fixes)
 		t.Run(pin.scenario+"/"+strings.Join(fixes.Names(), "+"), func(t *testing.T) {
@@ -95,7 +106,8 @@ func TestScenarioPins(t *testing.T) {
 }
 
 // TestEveryScenarioHasItsFixes: `kvcheck check` runs every scenario with
-// fixes, and each fix set names fixes that exist.
+// fixes, every declared fix is checked by some scenario, and a scenario
+// that puts a historical bug back also checks the fix that removes it.
 func TestEveryScenarioHasItsFixes(t *testing.T) {
 	for _, sc := range Scenarios() {
 		if len(sc.FixSets) == 0 {
@@ -103,6 +115,33 @@ func TestEveryScenarioHasItsFixes(t *testing.T) {
 		}
 		if err := sc.Config.Validate(); err != nil {
 			t.Errorf("scenario %s: %v", sc.Name, err)
+		}
+	}
+	checked := map[Fix]bool{}
+	for _, sc := range Scenarios() {
+		for _, set := range sc.FixSets {
+			for _, f := range set {
+				checked[f] = true
+			}
+		}
+		for _, p := range AllPreFixes() {
+			if !sc.Config.PreFixes.Has(p) {
+				continue
+			}
+			reverted := false
+			for _, fixes := range sc.Variants() {
+				for _, f := range fixes.List() {
+					reverted = reverted || f.Reverts().Has(p)
+				}
+			}
+			if !reverted {
+				t.Errorf("scenario %s sets pre-fix switch %s but checks no fix that reverts it", sc.Name, p)
+			}
+		}
+	}
+	for _, f := range AllFixes() {
+		if !checked[f] {
+			t.Errorf("fix %s is checked by no scenario's FixSets", f)
 		}
 	}
 	if _, err := LookupScenario("no-such"); err == nil || !strings.Contains(err.Error(), "draft-admission") {

@@ -25,11 +25,8 @@ func New(cfg Config, fixes Fixes) (*Spec, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if fixes.Has(FixEqualStagePools) && cfg.LastStageTargetBlocks != 0 {
-		cfg.Requests = append([]RequestTemplate(nil), cfg.Requests...)
-		cfg.TargetBlocks = min(cfg.TargetBlocks, cfg.LastStageTargetBlocks)
-		cfg.LastStageTargetBlocks = 0
-	}
+	cfg.Requests = append([]RequestTemplate(nil), cfg.Requests...)
+	fixes.applyTo(&cfg)
 	return &Spec{Config: cfg, Fixes: fixes}, nil
 }
 

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// runList is `kvcheck list`: the scenarios, invariants and fixes, one line
-// each.
+// runList is `kvcheck list`: the scenarios, invariants, fixes and pre-fix
+// switches, one line each.
 func runList(args []string, stdout, stderr io.Writer) int {
 	flags := pflag.NewFlagSet("list", pflag.ContinueOnError)
 	flags.SetOutput(stderr)
@@ -38,6 +38,10 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(w, "FIXES\t")
 	for _, f := range spec.AllFixes() {
 		fmt.Fprintf(w, "  %s\t%s\n", f, f.Doc())
+	}
+	fmt.Fprintln(w, "PRE-FIX SWITCHES (configuration key pre_fix)\t")
+	for _, p := range spec.AllPreFixes() {
+		fmt.Fprintf(w, "  %s\t%s\n", p, p.Doc())
 	}
 	w.Flush()
 	return exitOK

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 func runKvcheck(args ...string) (int, string, string) {
@@ -96,12 +99,21 @@ func TestCheckDefaultRunsFixes(t *testing.T) {
 // TestCheckBadUsage: unknown names and bad flags exit 2 with an error that
 // lists what is valid.
 func TestCheckBadUsage(t *testing.T) {
+	var scenarios, fixes []string
+	for _, sc := range spec.Scenarios() {
+		scenarios = append(scenarios, sc.Name)
+	}
+	for _, f := range spec.AllFixes() {
+		fixes = append(fixes, f.String())
+	}
+	sort.Strings(scenarios)
+	sort.Strings(fixes)
 	tests := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"check", "--scenario", "nope"}, "valid scenarios: adp-dummy-leak, draft-admission,"},
-		{[]string{"check", "--fix", "nope"}, "valid fixes: clamp-capacity, defer-draft-mirror, equal-stage-pools,"},
+		{[]string{"check", "--scenario", "nope"}, "valid scenarios: " + strings.Join(scenarios, ", ")},
+		{[]string{"check", "--fix", "nope"}, "valid fixes: " + strings.Join(fixes, ", ")},
 		{[]string{"check", "--scenario", "draft-admission", "--invariant", "nope"}, "valid invariants: no-crash-on-refusal,"},
 		{[]string{"check", "--depth", "x"}, "invalid argument"},
 		{[]string{"check", "--depth", "-1"}, "must not be negative"},
@@ -117,15 +129,27 @@ func TestCheckBadUsage(t *testing.T) {
 	}
 }
 
-// TestList names every scenario, invariant and fix.
+// TestList names every scenario with the report it reproduces, every
+// invariant and every fix, as the registries declare them.
 func TestList(t *testing.T) {
 	code, out, _ := runKvcheck("list")
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"draft-admission", "draft-view-lag", "no-crash-on-refusal", "pool-conservation", "no-leaked-cache", "joint-admission", "mirror-reuse"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("list lacks %q", want)
+	var want []string
+	for _, sc := range spec.Scenarios() {
+		want = append(want, sc.Name, sc.Report)
+	}
+	sp, _ := spec.Scenarios()[0].Spec(0)
+	for _, inv := range sp.Invariants() {
+		want = append(want, inv.Name)
+	}
+	for _, f := range spec.AllFixes() {
+		want = append(want, f.String(), f.Source())
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("list lacks %q", w)
 		}
 	}
 }
