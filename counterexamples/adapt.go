@@ -2,21 +2,48 @@ package counterexamples
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
 )
+
+// Adaptation is one change Adapt made to a trace: step Step takes Took
+// where the real code took Real, which is not enabled under the fix; or,
+// with Ended, the trace ends before step Step, whose real action has no
+// stand-in (Enabled lists what is enabled there instead).
+type Adaptation struct {
+	Step       int
+	Real, Took spec.Action
+	Ended      bool
+	Enabled    []spec.Action
+}
+
+// String says the adaptation in banner words.
+func (a Adaptation) String() string {
+	if a.Ended {
+		enabled := make([]string, len(a.Enabled))
+		for i, e := range a.Enabled {
+			enabled[i] = e.String()
+		}
+		if len(enabled) == 0 {
+			enabled = []string{"nothing"}
+		}
+		return fmt.Sprintf("Under the fix the trace ends after step %d: step %d of the real code, %q, is not enabled (enabled: %s).",
+			a.Step-1, a.Step, a.Real.String(), strings.Join(enabled, ", "))
+	}
+	return fmt.Sprintf("Step %d is %q where the real code took %q, which is not enabled under the fix.", a.Step, a.Took.String(), a.Real.String())
+}
 
 // Adapt prepares a trace found on one spec (the real code) for replay on
 // another (a fix): each action is kept when it is enabled; otherwise the
 // enabled action of the same kind on the same rank closest to it stands in
 // (the one that agrees on the most per-request choices, such as accepted
 // draft tokens); the trace ends before the first action with no stand-in.
-// The notes say, in banner words, every substitution and where and why the
-// trace ended.
-func Adapt(sp *spec.Spec, trace []spec.Action) ([]spec.Action, []string) {
+// It returns the trace and every substitution and end.
+func Adapt(sp *spec.Spec, trace []spec.Action) ([]spec.Action, []Adaptation) {
 	s := sp.Initial()
 	var out []spec.Action
-	var notes []string
+	var notes []Adaptation
 	for i, a := range trace {
 		enabled := sp.Actions(&s, nil)
 		chosen, found := spec.Action{}, false
@@ -34,13 +61,10 @@ func Adapt(sp *spec.Spec, trace []spec.Action) ([]spec.Action, []string) {
 			}
 		}
 		if !found && best < 0 {
-			notes = append(notes, fmt.Sprintf("Under the fix the trace ends after step %d: step %d of the real code, %q, is not enabled (enabled: %s).",
-				i, i+1, a.String(), actionList(enabled)))
-			return out, notes
+			return out, append(notes, Adaptation{Step: i + 1, Real: a, Ended: true, Enabled: enabled})
 		}
 		if !found {
-			notes = append(notes, fmt.Sprintf("Step %d is %q where the real code took %q, which is not enabled under the fix.",
-				i+1, chosen.String(), a.String()))
+			notes = append(notes, Adaptation{Step: i + 1, Real: a, Took: chosen})
 		}
 		out = append(out, chosen)
 		s = sp.Next(&s, chosen)
@@ -59,19 +83,4 @@ func agreement(a, b spec.Action) int {
 		}
 	}
 	return n
-}
-
-// actionList joins action lines, "nothing" for none.
-func actionList(actions []spec.Action) string {
-	if len(actions) == 0 {
-		return "nothing"
-	}
-	text := ""
-	for i, a := range actions {
-		if i > 0 {
-			text += ", "
-		}
-		text += a.String()
-	}
-	return text
 }

@@ -3,6 +3,7 @@ package counterexamples
 import (
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -209,7 +210,7 @@ func (r *changeReporter) Report(rs cmp.Result) {
 			if f, ok := indexedFieldWordings[owner.Name()+"."+name]; ok {
 				leaf.words = f(index.index)
 			} else {
-				leaf.words += " " + itoa(index.index)
+				leaf.words += " " + strconv.Itoa(index.index)
 			}
 			break
 		}
@@ -247,7 +248,7 @@ func entityWord(name string, i int) string {
 	if f, ok := entityWordings[name]; ok {
 		return f(i)
 	}
-	return splitWords(strings.TrimSuffix(name, "s")) + " " + itoa(i)
+	return splitWords(strings.TrimSuffix(name, "s")) + " " + strconv.Itoa(i)
 }
 
 // joinEntity joins entity words, folding "draft pool" + "cache 3" into
@@ -418,7 +419,7 @@ func leafField(l leafChange) FieldChange {
 		f.Whole = true
 		f.Before, f.After = nestedValue(l.before), nestedValue(l.after)
 	case l.index >= 0:
-		f.Key += "[" + itoa(l.index) + "]"
+		f.Key += "[" + strconv.Itoa(l.index) + "]"
 		f.Before, f.After = plainValue(l.before), plainValue(l.after)
 	default:
 		f.Before, f.After = fieldValue(l.owner, l.field, l.before), fieldValue(l.owner, l.field, l.after)
@@ -472,5 +473,3 @@ func listFieldChanges(v reflect.Value, gone bool) []FieldChange {
 	}
 	return out
 }
-
-func itoa(i int) string { return strings.TrimSpace(plainValue(reflect.ValueOf(i))) }

@@ -114,7 +114,7 @@ func explainPage(res *Result) page {
 	if marked < 0 {
 		p.Verdict = fmt.Sprintf("%d steps, and every invariant holds after each", len(r.Steps))
 		for i, s := range r.Steps {
-			if hasMarker(s.Comments) {
+			if s.Marked {
 				marked = i
 				p.Verdict += fmt.Sprintf("; step %d is where the replayed counterexample broke", i+1)
 				break
@@ -129,32 +129,35 @@ func explainPage(res *Result) page {
 				rw.Class = "violating"
 			}
 		}
-		lane := actionRank(s.Text) + 1
-		if lane < 0 || lane >= len(p.Lanes) {
-			lane = 0
+		lane := 0
+		if s.Action.Kind != spec.ActArrive && !s.Action.Collective {
+			lane = int(s.Action.Rank) + 1
 		}
 		rw.Cells[lane].Action = s.Text
 		if !s.Enabled {
 			rw.Cells[lane].Bad = append(rw.Cells[lane].Bad, "not enabled here")
 		}
-		for _, line := range laneLines(sp, summarize(sp, r.Steps[i:i+1], i+1)) {
-			if strings.HasPrefix(line.Text, "violation ") || strings.HasPrefix(line.Text, "not enabled") || line.Text == s.End {
+		for _, line := range summarize(sp, r.Steps[i:i+1], i+1) {
+			var lanes []int
+			switch line.Kind {
+			case LineViolation, LineNotEnabled, LineEnd:
 				continue // told below
-			}
-			lanes := []int{0}
-			if len(line.Ranks) > 0 {
-				lanes = nil
+			case LineCrash:
+				lanes = []int{int(s.After.Crash.Rank) + 1}
+			default:
+				lanes = []int{0}
+				if sp.Config.Ranks == 1 && line.Kind == LinePages {
+					lanes = []int{1} // the engine is the one rank
+				}
+				if len(line.Ranks) > 0 {
+					lanes = nil
+				}
 				for _, rank := range line.Ranks {
 					lanes = append(lanes, rank+1)
 				}
-			} else if s.After.Crash.Happened && strings.HasPrefix(line.Text, "crashed") {
-				lanes = []int{int(s.After.Crash.Rank) + 1}
 			}
 			for _, l := range lanes {
-				if l < 0 || l >= len(p.Lanes) {
-					l = 0
-				}
-				if line.Bad {
+				if line.Bad() {
 					rw.Cells[l].Bad = append(rw.Cells[l].Bad, line.Text)
 				} else {
 					rw.Cells[l].Changes = append(rw.Cells[l].Changes, line.Text)
@@ -173,32 +176,6 @@ func explainPage(res *Result) page {
 	return p
 }
 
-// laneLines splits the pages-in-use line into one line per rank, so each
-// goes to its rank's lane.
-func laneLines(sp *spec.Spec, lines []Line) []Line {
-	var out []Line
-	for _, l := range lines {
-		rest, ok := strings.CutPrefix(l.Text, "pages in use: ")
-		if !ok || len(l.Ranks) > 0 {
-			out = append(out, l)
-			continue
-		}
-		if sp.Config.Ranks == 1 {
-			out = append(out, Line{Ranks: []int{0}, Text: l.Text})
-			continue
-		}
-		for _, part := range strings.Split(rest, "; ") {
-			var r int
-			if _, err := fmt.Sscanf(part, "rank %d ", &r); err != nil {
-				out = append(out, Line{Text: "pages in use: " + part})
-				continue
-			}
-			out = append(out, Line{Ranks: []int{r}, Text: "pages in use: " + strings.TrimPrefix(part, fmt.Sprintf("rank %d ", r))})
-		}
-	}
-	return out
-}
-
 // legend names the real functions behind each kind of action of a
 // trace, in the order the trace first takes them.
 func legend(trace []spec.Action) []string {
@@ -214,15 +191,6 @@ func legend(trace []spec.Action) []string {
 		}
 	}
 	return lines
-}
-
-func hasMarker(comments []string) bool {
-	for _, c := range comments {
-		if strings.HasPrefix(c, "[*]") {
-			return true
-		}
-	}
-	return false
 }
 
 func firstOr(lines []string, fallback string) string {

@@ -119,21 +119,13 @@ func fixNotes(f *Found, found []Found) []FixNote {
 		if other.Scenario.Name != f.Scenario.Name || other.Fixes == 0 {
 			continue
 		}
-		note := FixNote{Fixes: other.Fixes}
-		switch {
-		case len(other.Violations) > 0:
+		note := FixNote{Fixes: other.Fixes, MissedGoals: other.MissedGoals, States: other.States, Complete: other.Complete}
+		if len(other.Violations) > 0 {
 			v := other.Violations[0]
-			note.Verdict = fmt.Sprintf("does not close it (%s after %d steps)", v.Invariant, len(v.Trace))
-			note.File = FileName(f.Scenario.Name, other.Fixes, v.Invariant)
-		case len(other.MissedGoals) > 0:
-			note.Verdict = "no violation, but the goal " + strings.Join(other.MissedGoals, ", ") + " is never reached"
-		default:
-			note.Verdict = fmt.Sprintf("closes it (%d states", other.States)
-			if other.Complete {
-				note.Verdict += ", complete"
-			}
-			note.Verdict += ")"
-			note.File = FileName(f.Scenario.Name, other.Fixes, "")
+			note.Invariant, note.Steps, note.MissedGoals = v.Invariant, len(v.Trace), nil
+		}
+		if note.Invariant != "" || note.Closes() {
+			note.File = FileName(f.Scenario.Name, other.Fixes, note.Invariant)
 		}
 		notes = append(notes, note)
 	}
@@ -152,7 +144,7 @@ func fixFile(f, real *Found) (File, error) {
 		return File{}, err
 	}
 	realViolation := real.Violations[0]
-	trace, notes := Adapt(sp, realViolation.Trace)
+	trace, adapted := Adapt(sp, realViolation.Trace)
 	name := FileName(f.Scenario.Name, f.Fixes, "")
 	data, err := Write(Counterexample{
 		Spec:        sp,
@@ -162,14 +154,14 @@ func fixFile(f, real *Found) (File, error) {
 		ReplayOf:    FileName(f.Scenario.Name, 0, realViolation.Invariant),
 		ReplayStep:  len(realViolation.Trace),
 		ReplayBroke: brokeWords(realSpec, realViolation),
-		Notes:       notes,
+		Adapted:     adapted,
 	})
 	if err != nil {
 		return File{}, fmt.Errorf("%s: %w", name, err)
 	}
 	summary := fmt.Sprintf("the real code's %d steps replayed, no violation", len(trace))
-	if len(notes) > 0 {
-		summary = fmt.Sprintf("the real code's steps replayed (%d adapted), no violation", len(notes))
+	if len(adapted) > 0 {
+		summary = fmt.Sprintf("the real code's steps replayed (%d adapted), no violation", len(adapted))
 	}
 	return File{Name: name, Data: data, Summary: summary}, nil
 }

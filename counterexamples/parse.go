@@ -40,12 +40,20 @@ type Directive struct {
 	// Comments are the `#` lines right above the directive, without the
 	// `#` and one following space.
 	Comments []string
+	// Marked says one of the comments starts with Marker: the directive
+	// holds the step the banner's `[*]` line is about.
+	Marked bool
 
 	// outputStart and outputEnd delimit, as 0-based line indices, the lines
 	// that hold the separator and expected output (end exclusive), so a
 	// rewrite replaces exactly them.
 	outputStart, outputEnd int
 }
+
+// Marker starts the comment above the directive that holds the step a
+// transcript is about (`# [*] step 17`), which the banner's `[*]` line
+// describes and the explain page highlights.
+const Marker = "[*]"
 
 // Transcript is a parsed transcript file.
 type Transcript struct {
@@ -70,12 +78,13 @@ func Parse(file string, data []byte) (*Transcript, error) {
 	}
 	t := &Transcript{File: file, lines: lines}
 	var comments []string
-	seenDirective := false
+	marked, seenDirective := false, false
 	for i := 0; i < len(lines); i++ {
 		trimmed := strings.TrimSpace(lines[i])
 		if strings.HasPrefix(trimmed, "#") {
 			c := strings.TrimPrefix(strings.TrimPrefix(trimmed, "#"), " ")
 			comments = append(comments, c)
+			marked = marked || strings.HasPrefix(c, Marker)
 			if !seenDirective {
 				t.Banner = append(t.Banner, c)
 			}
@@ -83,7 +92,7 @@ func Parse(file string, data []byte) (*Transcript, error) {
 		}
 		if trimmed == "" {
 			if seenDirective {
-				comments = nil
+				comments, marked = nil, false
 			} else if len(t.Banner) > 0 {
 				t.Banner = append(t.Banner, "")
 			}
@@ -92,8 +101,8 @@ func Parse(file string, data []byte) (*Transcript, error) {
 		if trimmed == "----" {
 			return nil, &InputError{file, i + 1, "---- without a directive above it; expected a directive line (e.g. a config directive or an action)"}
 		}
-		d := Directive{Line: i + 1, Comments: comments}
-		comments = nil
+		d := Directive{Line: i + 1, Comments: comments, Marked: marked && seenDirective}
+		comments, marked = nil, false
 		seenDirective = true
 		for strings.HasSuffix(trimmed, `\`) && i+1 < len(lines) {
 			i++

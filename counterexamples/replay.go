@@ -10,14 +10,11 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 )
 
-// Directive names besides the spec's actions.
+// Directive names besides the spec's actions (the grammar is at
+// Replayer.Exec).
 const (
-	// DirConfig sets up the engine: `config [scenario=NAME] fixes=LIST`
-	// with the configuration text (spec.FormatConfig) as input.
-	DirConfig = "config"
-	// DirState dumps the whole state (spec.Spec.Dump).
-	DirState = "state"
-	// DirInvariants checks every invariant in the current state.
+	DirConfig     = "config"
+	DirState      = "state"
 	DirInvariants = "invariants"
 )
 
@@ -44,8 +41,10 @@ type Step struct {
 	// End says why nothing is enabled after the step, "" if something is.
 	End string
 	// Comments are the transcript's comment lines right above the
-	// directive, on the directive's last step.
+	// directive, on the directive's last step, and Marked says they hold
+	// the Marker.
 	Comments []string
+	Marked   bool
 	// notEnabled is the output of a step that was not enabled.
 	notEnabled string
 }
@@ -66,7 +65,55 @@ type Replayer struct {
 }
 
 // Exec runs one directive and returns its output, or an *InputError when
-// the directive is malformed or out of place.
+// the directive is malformed or out of place. The grammar, one directive
+// per case (`#` lines above a directive are comments; a comment starting
+// with Marker marks the step the banner's `[*]` line is about):
+//
+//	config scenario=draft-admission fixes=none
+//	tokens_per_block=4 max_draft_len=1 draft_blocks=8 draft_pool=unpaired ...
+//	request prompt=12 new=4 family=0 shared=8
+//	----
+//	pool pages: target 8, draft 8
+//
+// config comes first and once: `config [scenario=NAME] fixes=a,b|none`,
+// with the configuration text as its input (ConfigText: spec.ParseConfig's
+// key=value settings and request lines, applied to the zero
+// configuration, so the file is self-contained; the scenario names only
+// the goals, report and story). Output: each rank's pool sizes in pages.
+//
+//	state
+//	----
+//	arrived 3/3
+//	rank 0: phase idle
+//	...
+//
+// state dumps the whole state (spec.Spec.Dump); no arguments, no input.
+//
+//	invariants
+//	----
+//	no-crash-on-refusal: holds
+//	...
+//
+// invariants checks every invariant where the replay stands: `holds` or
+// `violated: MESSAGE` each; it ends every fix transcript.
+//
+//	schedule rank=0
+//	prepare-resources rank=0
+//	----
+//	batch [gen 1, gen 2, ctx 3 chunk 4 last]
+//	req 3: position 0 → 8; target created active, capacity 12, ...
+//	pages in use: target 5 → 7/8, draft 7 → 8/8
+//	crashed: rank 0 draft pool request 3: _prepare_draft_resources raised ...
+//	violation no-crash-on-refusal: as above
+//
+// Any other directive is a spec action in its own words (spec.Action.String,
+// read back by spec.Spec.ParseAction), its input lines more actions, each
+// a step of its own. Output (summarize): what the steps changed together,
+// each changed field with every value it took; the pages in use; the
+// crash; each invariant broken (`after step N (ACTION): ...` for a step
+// before the last); `not enabled; enabled here: ...` for an action not
+// enabled where it stands (the state stays); why nothing is enabled
+// after the last step, if so.
 func (r *Replayer) Exec(d *Directive) (string, error) {
 	switch d.Cmd {
 	case DirConfig:
@@ -245,7 +292,7 @@ func (r *Replayer) execAction(d *Directive) (string, error) {
 	for i, l := range lines {
 		a, err := r.Spec.ParseAction(l.text)
 		if err != nil {
-			if strings.HasPrefix(err.Error(), "unknown action") {
+			if _, known := spec.ActionKindNamed(strings.Fields(l.text)[0]); !known {
 				if i == 0 {
 					return "", r.errorf(l.line, "%v; or one of the directives %s, %s, %s", err, DirConfig, DirState, DirInvariants)
 				}
@@ -260,7 +307,7 @@ func (r *Replayer) execAction(d *Directive) (string, error) {
 		r.step(actions[i], l.text, l.line)
 	}
 	steps := r.Steps[first:]
-	steps[len(steps)-1].Comments = d.Comments
+	steps[len(steps)-1].Comments, steps[len(steps)-1].Marked = d.Comments, d.Marked
 	var out []string
 	for _, l := range summarize(r.Spec, steps, first+1) {
 		out = append(out, l.String(int(r.Spec.Config.Ranks)))

@@ -9,15 +9,39 @@ import (
 	"github.com/kvcheck/kvcheck/spec"
 )
 
+// LineKind says what an output line of an action directive tells.
+type LineKind uint8
+
+const (
+	// LineChange is what the steps changed on the engine, a rank or a
+	// request and its caches.
+	LineChange LineKind = iota
+	// LinePages is the pages in use of a rank's pools.
+	LinePages
+	// LineCrash is the raise that brought the engine down.
+	LineCrash
+	// LineViolation is an invariant a step broke.
+	LineViolation
+	// LineNotEnabled is an action that was not enabled where it stood.
+	LineNotEnabled
+	// LineEnd says why nothing is enabled after the last step.
+	LineEnd
+)
+
 // Line is one output line of an action directive.
 type Line struct {
+	Kind LineKind
 	// Ranks are the ranks the line is about: one, several when their lines
 	// were the same, none for the engine as a whole.
 	Ranks []int
 	// Text is the line without its rank prefix.
 	Text string
-	// Bad marks a crash, a violation or an action that was not enabled.
-	Bad bool
+}
+
+// Bad reports whether the line tells a crash, a violation or an action
+// that was not enabled.
+func (l Line) Bad() bool {
+	return l.Kind == LineCrash || l.Kind == LineViolation || l.Kind == LineNotEnabled
 }
 
 // String renders the line with its rank prefix ("rank 1 req 2: ...",
@@ -27,11 +51,11 @@ func (l Line) String(ranks int) string {
 	if len(l.Ranks) == 0 || ranks == 1 {
 		return l.Text
 	}
-	prefix := "rank " + itoa(l.Ranks[0])
+	prefix := "rank " + strconv.Itoa(l.Ranks[0])
 	if len(l.Ranks) > 1 {
 		parts := make([]string, len(l.Ranks))
 		for i, r := range l.Ranks {
-			parts[i] = itoa(r)
+			parts[i] = strconv.Itoa(r)
 		}
 		prefix = "ranks " + strings.Join(parts, ", ")
 	}
@@ -228,17 +252,15 @@ func summarize(sp *spec.Spec, steps []Step, firstNumber int) []Line {
 		slices.Sort(ids)
 		for _, id := range ids {
 			if text := s.requestLine(r, id, s.last); text != "" {
-				perRank[r] = append(perRank[r], Line{Ranks: []int{r}, Text: "req " + itoa(id) + ": " + text})
+				perRank[r] = append(perRank[r], Line{Ranks: []int{r}, Text: "req " + strconv.Itoa(id) + ": " + text})
 			}
 		}
 	}
 	out := engine
 	out = append(out, mergeRanks(perRank)...)
-	if pages := s.pagesLine(sp); pages != "" {
-		out = append(out, Line{Text: pages})
-	}
+	out = append(out, mergeRanks(s.pagesLines(sp))...)
 	if s.crash != "" {
-		out = append(out, Line{Text: "crashed: " + s.crash, Bad: true})
+		out = append(out, Line{Kind: LineCrash, Text: "crashed: " + s.crash})
 	}
 	for i, st := range steps {
 		where := ""
@@ -246,7 +268,7 @@ func summarize(sp *spec.Spec, steps []Step, firstNumber int) []Line {
 			where = fmt.Sprintf("step %d (%s): ", firstNumber+i, st.Text)
 		}
 		if !st.Enabled {
-			out = append(out, Line{Text: where + st.notEnabled, Bad: true})
+			out = append(out, Line{Kind: LineNotEnabled, Text: where + st.notEnabled})
 			continue
 		}
 		if i+1 < len(steps) {
@@ -259,22 +281,13 @@ func summarize(sp *spec.Spec, steps []Step, firstNumber int) []Line {
 			if s.crash != "" && strings.HasSuffix(s.crash, v.Message) {
 				message = "as above"
 			}
-			out = append(out, Line{Text: fmt.Sprintf("%sviolation %s: %s", where, v.Invariant, message), Bad: true})
+			out = append(out, Line{Kind: LineViolation, Text: fmt.Sprintf("%sviolation %s: %s", where, v.Invariant, message)})
 		}
 		if st.End != "" {
-			out = append(out, Line{Text: where + st.End})
+			out = append(out, Line{Kind: LineEnd, Text: where + st.End})
 		}
 	}
 	return out
-}
-
-func (r *entityRun) find(key string) *chain {
-	for _, c := range r.chains {
-		if c.key == key {
-			return c
-		}
-	}
-	return nil
 }
 
 // rankRules shows a rank's batch as the batches it formed, without the
@@ -430,12 +443,12 @@ func renderRuns(runs []*entityRun, verb string, rules func(*chain) []string) str
 	return strings.Join(texts, ", then ")
 }
 
-// pagesLine is the pages in use of every pool that changed, with the pool
-// size and the reuse-tree blocks: "pages in use: target 3 → 5/8, draft
-// 3 → 7/8" (per rank with several ranks).
-func (s *summary) pagesLine(sp *spec.Spec) string {
-	var ranks []string
-	for r := 0; r < int(sp.Config.Ranks); r++ {
+// pagesLines are, per rank, the pages in use of every pool that changed,
+// with the pool size and the reuse-tree blocks: "pages in use: target
+// 3 → 5/8, draft 3 → 7/8".
+func (s *summary) pagesLines(sp *spec.Spec) [][]Line {
+	out := make([][]Line, sp.Config.Ranks)
+	for r := range out {
 		var pools []string
 		for p := spec.Target; p <= spec.Draft; p++ {
 			runs := s.runs[entityKey{"Pools", r, int(p), int(p)}]
@@ -443,7 +456,7 @@ func (s *summary) pagesLine(sp *spec.Spec) string {
 				continue
 			}
 			size := int(sp.Config.PoolBlocks(uint8(r), p))
-			var text string
+			text := strconv.Itoa(size-int(s.last.Ranks[r].Pools[p].Free)) + "/" + strconv.Itoa(size)
 			var trees []string
 			for _, c := range runs[0].chains {
 				switch {
@@ -451,34 +464,23 @@ func (s *summary) pagesLine(sp *spec.Spec) string {
 					used := make([]string, len(c.values))
 					for i, v := range c.values {
 						n, _ := strconv.Atoi(v)
-						used[i] = itoa(size - n)
+						used[i] = strconv.Itoa(size - n)
 					}
-					text = strings.Join(used, " → ") + "/" + itoa(size)
+					text = strings.Join(used, " → ") + "/" + strconv.Itoa(size)
 				case strings.HasPrefix(c.key, "Pool.Tree["):
 					trees = append(trees, c.name+" "+strings.Join(c.values, " → "))
 				}
-			}
-			if text == "" && s.last != nil {
-				text = itoa(size-int(s.last.Ranks[r].Pools[p].Free)) + "/" + itoa(size)
 			}
 			if len(trees) > 0 {
 				text += " (" + strings.Join(trees, ", ") + ")"
 			}
 			pools = append(pools, p.String()+" "+text)
 		}
-		if len(pools) == 0 {
-			continue
+		if len(pools) > 0 {
+			out[r] = []Line{{Kind: LinePages, Ranks: []int{r}, Text: "pages in use: " + strings.Join(pools, ", ")}}
 		}
-		text := strings.Join(pools, ", ")
-		if sp.Config.Ranks > 1 {
-			text = "rank " + itoa(r) + " " + text
-		}
-		ranks = append(ranks, text)
 	}
-	if len(ranks) == 0 {
-		return ""
-	}
-	return "pages in use: " + strings.Join(ranks, "; ")
+	return out
 }
 
 // mergeRanks joins, in rank order, each rank's lines, folding a line

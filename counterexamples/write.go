@@ -34,20 +34,32 @@ type Counterexample struct {
 	ReplayOf    string
 	ReplayStep  int
 	ReplayBroke string
-	// Notes are extra banner lines (for example, which actions a fix
-	// transcript had to adapt).
-	Notes []string
+	// Adapted lists the actions a fix transcript had to adapt (Adapt).
+	Adapted []Adaptation
 }
 
-// FixNote is one fix and what the checker says of it.
+// FixNote is one fix set and what its check found against the real
+// code's violation: the violation that remains (Invariant after Steps
+// steps), or none, and then whether every scenario goal was reached.
 type FixNote struct {
 	Fixes spec.Fixes
-	// Verdict says what the check of the fix found ("no violation, 695
-	// states, complete").
-	Verdict string
-	// File is the fix transcript, "" if none.
+	// Invariant is the violation the fix set still shows, "" for none, and
+	// Steps the length of its shortest trace.
+	Invariant string
+	Steps     int
+	// MissedGoals are the scenario goals the check never reached.
+	MissedGoals []string
+	// States is the number of states the check explored, and Complete
+	// whether they are every reachable one.
+	States   int
+	Complete bool
+	// File is the fix set's transcript, "" if none.
 	File string
 }
+
+// Closes reports whether the fix set closes the violation: no violation,
+// every goal reached.
+func (n FixNote) Closes() bool { return n.Invariant == "" && len(n.MissedGoals) == 0 }
 
 // FileName names a transcript after the scenario, the fixes ("real-code"
 // for none) and the invariant it violates ("ok" for none):
@@ -90,16 +102,12 @@ const MaxLines = 100
 // three, ... rounds: the first of these that fits, or the last. The step
 // the `[*]` marks always ends its directive.
 func Write(ce Counterexample) ([]byte, error) {
-	first, err := Replay(fileLabel(ce), []byte(skeleton(ce, groupSteps(ce.Spec, ce.Trace, 0, -1), -1, "")))
+	first, err := Replay(fileLabel(ce), []byte(skeleton(ce, groupSteps(ce.Spec, ce.Trace, 0, -1), -1)))
 	if err != nil {
 		return nil, fmt.Errorf("the written transcript does not replay: %w", err)
 	}
 	steps := first.Replayer.Steps
 	marked := markedStep(ce, steps)
-	marker := ""
-	if marked >= 0 {
-		marker = markerText(ce, steps[marked], marked+1)
-	}
 	var out []byte
 	prev := -1
 	for level := 0; level <= len(ce.Trace)+2; level++ {
@@ -109,15 +117,11 @@ func Write(ce Counterexample) ([]byte, error) {
 		}
 		prev = len(groups)
 		var b strings.Builder
-		for _, line := range banner(ce, steps, marked, groups) {
-			if line == "" {
-				b.WriteString("#\n")
-				continue
-			}
+		for _, line := range banner(ce, steps, marked) {
 			b.WriteString("# " + line + "\n")
 		}
 		b.WriteString("\n")
-		b.WriteString(skeleton(ce, groups, marked, marker))
+		b.WriteString(skeleton(ce, groups, marked))
 		res, err := Replay(fileLabel(ce), []byte(b.String()))
 		if err != nil {
 			return nil, fmt.Errorf("the written transcript does not replay: %w", err)
@@ -265,10 +269,10 @@ func ConfigText(cfg *spec.Config) string {
 
 // skeleton is the transcript without banner and outputs: the config
 // directive, then one directive per group of actions (its first action on
-// the directive line, the others as its input lines), the marker comment
-// above the group of the marked step, and for a fix transcript an
-// invariants directive.
-func skeleton(ce Counterexample, groups [][]int, marked int, marker string) string {
+// the directive line, the others as its input lines), the `# [*]` marker
+// above the group of the marked step (the banner says what happens
+// there), and for a fix transcript an invariants directive.
+func skeleton(ce Counterexample, groups [][]int, marked int) string {
 	var b strings.Builder
 	b.WriteString("config")
 	if ce.Spec.Scenario != nil {
@@ -278,8 +282,8 @@ func skeleton(ce Counterexample, groups [][]int, marked int, marker string) stri
 	b.WriteString(ConfigText(&ce.Spec.Config))
 	b.WriteString("----\n\n")
 	for _, g := range groups {
-		if marker != "" && slices.Contains(g, marked) {
-			b.WriteString("# [*] " + marker + "\n")
+		if slices.Contains(g, marked) {
+			fmt.Fprintf(&b, "# %s step %d\n", Marker, marked+1)
 		}
 		for _, i := range g {
 			b.WriteString(ce.Trace[i].String() + "\n")
@@ -294,54 +298,22 @@ func skeleton(ce Counterexample, groups [][]int, marked int, marker string) stri
 
 // stepOutcome says in a few words what the marked step s does: is not
 // enabled, raises, breaks invariants, or ends the run in ce's violation (a
-// deadlock or livelock); "" when nothing breaks there.
+// deadlock or livelock); for a fix transcript, that nothing breaks where
+// the real code broke.
 func stepOutcome(ce Counterexample, s Step) string {
 	switch {
 	case !s.Enabled:
 		return "is not enabled"
 	case s.After.Crash.Happened:
-		return fmt.Sprintf("%s raises", s.After.Crash.Function)
+		return s.After.Crash.Function.String() + " raises"
 	case len(s.Violations) > 0:
-		return "breaks " + violationNames(s.Violations)
-	case ce.Invariant != "":
-		return "ends in a " + ce.Invariant
-	}
-	return ""
-}
-
-// markerText says what happens at the marked step and which fix closes it.
-func markerText(ce Counterexample, s Step, number int) string {
-	what := stepOutcome(ce, s)
-	switch {
-	case what == "":
-		return fmt.Sprintf("step %d: in the real code %s here (%s); under %s nothing breaks", number, ce.ReplayBroke, ce.ReplayOf, fixesName(ce.Spec.Fixes))
-	case !s.Enabled:
-		what += " under this fix"
-	case !s.After.Crash.Happened && len(s.Violations) == 0:
-		what += ": " + ce.Message
-	}
-	text := "step " + itoa(number) + " " + what
-	if closing := closingFixes(ce.FixedBy); closing != "" {
-		text += "; closed by " + closing
-	}
-	return text
-}
-
-// closingFixes names the fixes that close the violation.
-func closingFixes(notes []FixNote) string {
-	var names []string
-	for _, n := range notes {
-		if strings.HasPrefix(n.Verdict, "closes") {
-			names = append(names, fixesName(n.Fixes))
+		names := make([]string, len(s.Violations))
+		for i, v := range s.Violations {
+			names[i] = v.Invariant
 		}
+		return "breaks " + strings.Join(names, ", ")
+	case ce.Invariant != "":
+		return "ends in a " + ce.Invariant + ": " + ce.Message
 	}
-	return strings.Join(names, ", ")
-}
-
-func violationNames(vs []Violation) string {
-	names := make([]string, len(vs))
-	for i, v := range vs {
-		names[i] = v.Invariant
-	}
-	return strings.Join(names, ", ")
+	return "in the real code " + ce.ReplayBroke + " here; now nothing breaks"
 }
