@@ -14,10 +14,23 @@ test: lint
 	$(GO) test ./...
 	$(GO) test -race -run Parallel ./model/
 
-# check: the main job, every built-in scenario as the real code behaves and
-# with its fixes. Exits 1 because the real code has the seed bugs.
-check:
-	$(GO) run ./cmd/kvcheck check
+# check: the main job and CI gate: every built-in scenario as the real code
+# behaves and with each of its fixes, against the verdict each variant is
+# expected to give. It runs the built binary, not go run, which turns every
+# failing exit status into 1; make itself reports any failure as 2, so the
+# recipe says kvcheck's own status first (0 every verdict as expected, 1 one
+# differs, 2 bad usage, 3 incomplete, 130 interrupted). CHECK_FLAGS adds
+# flags, e.g. make check CHECK_FLAGS='--expect my-expectations.txt'.
+KVCHECK ?= ./kvcheck
+CHECK_FLAGS ?=
+.PHONY: kvcheck
+kvcheck:
+	$(GO) build -o $(KVCHECK) ./cmd/kvcheck
+
+check: kvcheck
+	@$(KVCHECK) check $(CHECK_FLAGS) || { status=$$?; \
+		echo "make check: $(KVCHECK) check exited with status $$status (1 a verdict differs, 2 bad usage, 3 incomplete, 130 interrupted)"; \
+		exit $$status; }
 
 lint:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then \

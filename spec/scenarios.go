@@ -19,6 +19,12 @@ type Scenario struct {
 	// FixSets are the fix combinations `kvcheck check` runs besides the
 	// real code (no fix).
 	FixSets [][]Fix
+	// Expect is the verdict expected of each variant, keyed by its fix
+	// set's Label ("real-code", "joint-admission",
+	// "record-draft-lens+clamp-capacity"): the invariant the variant breaks
+	// first, or VerdictOK. `kvcheck check` exits 0 when every verdict is as
+	// expected; `kvcheck check --expect FILE` overrides it.
+	Expect map[string]string
 	// Depth and MaxStates are the default search bounds.
 	Depth     int
 	MaxStates int
@@ -92,7 +98,9 @@ var draftAdmission = Scenario{
 	},
 	Goals:   []GoalDef{GoalPrefixSharing, GoalDraftPoolFull, GoalAllFinished},
 	FixSets: [][]Fix{{FixJointAdmission}, {FixDeferDraftMirror}, {FixMirrorReuse}},
-	Depth:   200,
+	Expect: map[string]string{"real-code": "no-crash-on-refusal", "joint-admission": VerdictOK,
+		"defer-draft-mirror": VerdictOK, "mirror-reuse": VerdictOK},
+	Depth: 200,
 }
 
 // draftAdmissionResume is the second message of seed 000 (max_batch_size 8:
@@ -125,6 +133,10 @@ var draftViewLag = func() Scenario {
 	sc.Config.DraftView = DraftViewLagByReuse
 	sc.Goals = []GoalDef{GoalPrefixSharing, GoalAllFinished}
 	sc.FixSets = [][]Fix{{FixDeferDraftMirror}, {FixJointAdmission}}
+	// Joint admission does not close it: the lag is in the draft cursor,
+	// not in admission.
+	sc.Expect = map[string]string{"real-code": "no-crash-on-refusal", "defer-draft-mirror": VerdictOK,
+		"joint-admission": "no-crash-on-refusal"}
 	return sc
 }()
 
@@ -171,7 +183,11 @@ var adpDummyLeak = Scenario{
 	},
 	Goals:   []GoalDef{GoalDummyRolledBackWhilePeerDeferred, GoalAllFinished},
 	FixSets: [][]Fix{{FixFreeUnpairedMirror}, {FixSkipDummyUpdate}},
-	Depth:   200,
+	// Skipping the dummy's update (the guard seed 003's runs carried) does
+	// not free the leaked mirror.
+	Expect: map[string]string{"real-code": "no-leaked-cache", "free-unpaired-mirror": VerdictOK,
+		"skip-dummy-update": "no-leaked-cache"},
+	Depth: 200,
 }
 
 // ppHistoryCapacity is seed 001_86d4d0351271a359 scaled down: two pipeline
@@ -211,7 +227,9 @@ var ppHistoryCapacity = Scenario{
 	},
 	Goals:   []GoalDef{GoalAllFinished},
 	FixSets: [][]Fix{{FixRecordDraftLens, FixClampCapacity}, {FixClampCapacity}, {FixEqualStagePools}},
-	Depth:   200,
+	Expect: map[string]string{"real-code": "no-crash-on-refusal", "record-draft-lens+clamp-capacity": VerdictOK,
+		"clamp-capacity": VerdictOK, "equal-stage-pools": VerdictOK},
+	Depth: 200,
 }
 
 // ppStageDivergence is pp-history-capacity with a third request: the later
@@ -225,6 +243,9 @@ var ppStageDivergence = func() Scenario {
 	sc.Report = "kvcheck finding on seed 001's configuration with one more request"
 	sc.Config.Requests = append(append([]RequestTemplate(nil), sc.Config.Requests...), sc.Config.Requests[0])
 	sc.FixSets = [][]Fix{{FixRecordDraftLens, FixClampCapacity}, {FixEqualStagePools}}
+	// PR #19120's fixes leave the stages' divergence in place.
+	sc.Expect = map[string]string{"real-code": "mirror-within-target-lifetime",
+		"record-draft-lens+clamp-capacity": "mirror-within-target-lifetime", "equal-stage-pools": VerdictOK}
 	return sc
 }()
 

@@ -28,6 +28,8 @@ type checkOptions struct {
 	json      bool
 	out       string // --out DIR: write each counterexample as a transcript (check_out.go)
 	rewrite   bool   // --rewrite: let --out replace existing transcripts
+	gate      gateMode
+	expect    string // --expect FILE: verdicts overriding the scenarios' (verdicts.go)
 }
 
 // variant is one scenario checked under one set of fixes.
@@ -40,7 +42,10 @@ type variant struct {
 type checkReport struct {
 	Scenario    string            `json:"scenario"`
 	Fixes       []string          `json:"fixes"`
-	Result      string            `json:"result"`
+	Result      string            `json:"result"`   // violation, incomplete or ok
+	Verdict     string            `json:"verdict"`  // the invariant broken first, incomplete or ok
+	Expected    string            `json:"expected"` // the verdict expected (verdicts.go)
+	AsExpected  bool              `json:"as_expected"`
 	Complete    bool              `json:"complete"`
 	Invariant   string            `json:"invariant,omitempty"`
 	Message     string            `json:"message,omitempty"`
@@ -88,6 +93,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per checked variant")
 	flags.StringVar(&opts.out, "out", "", "write each counterexample (and each fix replaying it) as a transcript in this directory and print its path")
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
+	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected (the plain model checker's exit)")
+	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
 	if err := flags.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
@@ -105,24 +112,30 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
 	}
+	if opts.expect != "" {
+		if opts.gate.overrides, err = readExpectations(opts.expect, spec.Scenarios()); err != nil {
+			fmt.Fprintf(stderr, "kvcheck check: --expect: %v\n", err)
+			return exitUsage
+		}
+	}
 	reports := make([]checkReport, 0, len(variants))
-	status := exitOK
 	for _, v := range variants {
 		r, err := checkVariant(v, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 			return exitUsage
 		}
-		if r.Result != "ok" {
-			status = exitViolation
-		}
+		opts.gate.judge(v, &r)
 		if opts.json {
 			line, _ := json.Marshal(r)
 			fmt.Fprintln(stdout, string(line))
 		}
 		reports = append(reports, r)
 	}
-	if !opts.json {
+	if opts.json {
+		opts.gate.printGate(stderr, "kvcheck check", reports)
+	} else {
+		opts.gate.printGate(stdout, "kvcheck check", reports)
 		printTable(stdout, reports)
 		printViolations(stdout, reports)
 	}
@@ -131,7 +144,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return code
 		}
 	}
-	return status
+	return opts.gate.gateStatus(reports)
 }
 
 // selectVariants expands the --scenario and --fix flags.
@@ -241,6 +254,15 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		r.Trace = traceLines(first.Trace)
 		return r, nil
 	}
+	if !res.Complete {
+		r.Result = verdictIncomplete
+		budget := fmt.Sprintf("--depth %d", depth)
+		if opts.maxStates > 0 && res.States >= opts.maxStates {
+			budget = fmt.Sprintf("--max-states %d", opts.maxStates)
+		}
+		r.Message = fmt.Sprintf("no violation in %d states, but the search stopped at its %s budget", res.States, budget)
+		return r, nil
+	}
 	for _, g := range res.Goals {
 		if !g.Reached {
 			r.Result = "violation"
@@ -297,11 +319,15 @@ func reproduceCommand(v variant, opts checkOptions) string {
 }
 
 // commandName is how the user invoked kvcheck: "go run ./cmd/kvcheck" when
-// it runs from go run's build cache, else "kvcheck".
+// it runs from go run's build cache, the path typed when it was one
+// ("./kvcheck"), else "kvcheck".
 func commandName() string {
 	exe, err := os.Executable()
 	if err != nil || strings.Contains(exe, "go-build") || strings.HasSuffix(filepath.Base(exe), ".test") {
 		return "go run ./cmd/kvcheck"
+	}
+	if typed := os.Args[0]; strings.Contains(typed, "/") && !strings.ContainsAny(typed, " \t'\"") {
+		return typed
 	}
 	return "kvcheck"
 }
@@ -309,7 +335,7 @@ func commandName() string {
 // printTable prints one row per checked variant.
 func printTable(w io.Writer, reports []checkReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tFIXES\tRESULT\tINVARIANT\tSTEPS\tSTATES\tDEPTH\tCOMPLETE\tGOALS\tSECONDS")
+	fmt.Fprintln(tw, "SCENARIO\tFIXES\tRESULT\tINVARIANT\tEXPECTED\tSTEPS\tSTATES\tDEPTH\tCOMPLETE\tGOALS\tSECONDS")
 	for _, r := range reports {
 		fixes := strings.Join(r.Fixes, "+")
 		if fixes == "" {
@@ -322,13 +348,17 @@ func printTable(w io.Writer, reports []checkReport) {
 			}
 		}
 		steps, invariant := "-", "-"
-		if r.Result != "ok" {
+		if r.Result == "violation" {
 			invariant = r.Invariant
 			if r.Invariant != unreachedGoal {
 				steps = fmt.Sprint(r.Steps)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d/%d\t%.2f\n", r.Scenario, fixes, r.Result, invariant, steps,
+		expected := "as expected"
+		if !r.AsExpected {
+			expected = "expected " + r.Expected
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d/%d\t%.2f\n", r.Scenario, fixes, r.Result, invariant, expected, steps,
 			r.States, r.Depth, yesNo(r.Complete), reached, len(r.Goals), r.Seconds)
 	}
 	tw.Flush()
@@ -338,7 +368,7 @@ func printTable(w io.Writer, reports []checkReport) {
 // that reproduces it.
 func printViolations(w io.Writer, reports []checkReport) {
 	for _, r := range reports {
-		if r.Result == "ok" {
+		if r.Result != "violation" {
 			continue
 		}
 		fixes := strings.Join(r.Fixes, "+")

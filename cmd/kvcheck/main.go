@@ -24,6 +24,12 @@ const (
 	exitOK        = 0
 	exitViolation = 1
 	exitUsage     = 2
+	// exitIncomplete: no verdict differs, but a budget ended a search
+	// before it found a violation, so not everything was proved.
+	exitIncomplete = 3
+	// exitInterrupted: SIGINT or SIGTERM stopped the run (128 + SIGINT,
+	// as shells report an interrupted command).
+	exitInterrupted = 130
 )
 
 const usage = `kvcheck: a model checker for the KV-cache managers of LLM serving engines
@@ -59,7 +65,14 @@ Usage:
       for linearizability against the spec, per (rank, pool); --html writes
       porcupine's visualization.
 
-Exit status: 0 no violation, 1 a violation, 2 bad usage or input.
+Exit status of check and fuzz: 0 every verdict is as expected (each
+scenario declares, per variant, the invariant the real code breaks and ok
+for its fixes; --expect FILE overrides), 1 a verdict differs (with
+--any-violation: any violation), 2 bad usage or input, 3 incomplete (a
+budget ended a search before it found a violation; nothing was proved),
+130 interrupted. Other commands: 0 ok, 1 a difference or violation, 2 bad
+usage or input. go run reports every failing status as 1: build the binary
+(go build -o kvcheck ./cmd/kvcheck) where the status matters.
 `
 
 func main() {

@@ -1,0 +1,62 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestScenarioExpectationsComplete: every built-in scenario declares one
+// verdict per variant it runs, naming an invariant of the spec or ok.
+func TestScenarioExpectationsComplete(t *testing.T) {
+	for _, sc := range Scenarios() {
+		if err := sc.checkExpectations(); err != nil {
+			t.Error(err)
+		}
+		sp, err := sc.Spec(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		known := map[string]bool{VerdictOK: true}
+		for _, inv := range sp.Invariants() {
+			known[inv.Name] = true
+		}
+		for label, verdict := range sc.Expect {
+			if !known[verdict] {
+				t.Errorf("scenario %s expects %q of %s: not an invariant", sc.Name, verdict, label)
+			}
+		}
+	}
+}
+
+// TestScenarioPinsAgreeWithExpectations: the pinned results of the
+// scenario table are the verdicts the scenarios declare.
+func TestScenarioPinsAgreeWithExpectations(t *testing.T) {
+	for _, pin := range scenarioPins {
+		sc, err := LookupScenario(pin.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := pin.invariant
+		if want == "" {
+			want = VerdictOK
+		}
+		if got, ok := sc.Expected(fixSet(pin.fixes)); !ok || got != want {
+			t.Errorf("%s %s: declares %q (%v), pinned result %q", pin.scenario, fixSet(pin.fixes).Label(), got, ok, want)
+		}
+	}
+}
+
+// TestFixesLabelRoundTrip: a label reads back as the same fix set.
+func TestFixesLabelRoundTrip(t *testing.T) {
+	for _, sc := range Scenarios() {
+		for _, fixes := range sc.Variants() {
+			got, err := ParseFixesLabel(fixes.Label())
+			if err != nil || got != fixes {
+				t.Errorf("%s: %v %v", fixes.Label(), got, err)
+			}
+		}
+	}
+	if _, err := ParseFixesLabel("joint-admission+no-such"); err == nil || !strings.Contains(err.Error(), "no-such") {
+		t.Errorf("unknown fix in a label: %v", err)
+	}
+}
