@@ -26,8 +26,9 @@ type checkOptions struct {
 	liveness  bool
 	only      []string
 	json      bool
-	out       string // --out DIR: write each counterexample as a transcript (check_out.go)
-	rewrite   bool   // --rewrite: let --out replace existing transcripts
+	out       string    // --out DIR: write each counterexample as a transcript (check_out.go)
+	rewrite   bool      // --rewrite: let --out replace existing transcripts
+	coverage  *coverage // --cover: what the run exercised (cover.go); nil without
 }
 
 // variant is one scenario checked under one set of fixes.
@@ -88,6 +89,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per checked variant")
 	flags.StringVar(&opts.out, "out", "", "write each counterexample (and each fix replaying it) as a transcript in this directory and print its path")
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
+	cover := flags.Bool("cover", false, "also print which spec mechanisms (actions, branches of the real code, raises) the run exercised, and those it never reached")
 	if err := flags.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
@@ -104,6 +106,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
+	}
+	if *cover {
+		opts.coverage = newCoverage()
 	}
 	reports := make([]checkReport, 0, len(variants))
 	status := exitOK
@@ -125,6 +130,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if !opts.json {
 		printTable(stdout, reports)
 		printViolations(stdout, reports)
+	}
+	if opts.coverage != nil {
+		opts.coverage.print(stdout, opts.json, commandName()+" check "+strings.Join(args, " "))
 	}
 	if opts.out != "" {
 		if code := writeTranscripts(opts.out, opts.rewrite, variants, reports, opts, stdout, stderr); code != exitOK {
@@ -184,6 +192,8 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 	if depth == 0 {
 		depth = v.scenario.Depth
 	}
+	sp.Cover = opts.coverage.sink()
+	defer opts.coverage.add(v.scenario.Name, sp.Cover)
 	var checked model.Spec[spec.State, spec.Action] = sp
 	if len(opts.only) > 0 {
 		valid := map[string]bool{}

@@ -24,8 +24,9 @@ type fuzzOptions struct {
 	workers   int
 	swarm     bool
 	json      bool
-	out       string // --out DIR: write each shrunk counterexample as a transcript (fuzz_out.go)
-	rewrite   bool   // --rewrite: let --out replace existing transcripts
+	out       string    // --out DIR: write each shrunk counterexample as a transcript (fuzz_out.go)
+	rewrite   bool      // --rewrite: let --out replace existing transcripts
+	coverage  *coverage // --cover: what the walks exercised (cover.go); nil without
 }
 
 // fuzzReport is one line of `kvcheck fuzz --json`: the keys of `kvcheck
@@ -71,6 +72,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per fuzzed variant")
 	flags.StringVar(&opts.out, "out", "", "write each shrunk counterexample (and its reduced configuration) as a transcript in this directory and print its path")
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
+	cover := flags.Bool("cover", false, "also print which spec mechanisms the walks exercised, and those they never reached")
 	if err := flags.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage
@@ -102,6 +104,9 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "kvcheck fuzz: seed %d, %d worker(s), %s per variant, %s walks\n",
 			opts.seed, opts.workers, budgetText(opts), walkKind(opts.swarm))
 	}
+	if *cover {
+		opts.coverage = newCoverage()
+	}
 	status := exitOK
 	var failed []fuzzReport
 	for _, v := range variants {
@@ -126,6 +131,9 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			printFuzzViolation(stdout, r)
 		}
 	}
+	if opts.coverage != nil {
+		opts.coverage.print(stdout, opts.json, commandName()+" fuzz "+strings.Join(args, " "))
+	}
 	if opts.out != "" {
 		if code := writeFuzzTranscripts(opts, failed, stdout, stderr); code != exitOK {
 			return code
@@ -140,7 +148,10 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 	if err != nil {
 		return fuzzReport{}, err
 	}
+	sp.Cover = opts.coverage.sink()
 	res := fuzz.Run(sp, fuzz.Options{Seed: opts.seed, Workers: opts.workers, Walks: opts.walks, Duration: opts.duration, Swarm: opts.swarm})
+	opts.coverage.add(v.scenario.Name, sp.Cover)
+	sp.Cover = nil // shrinking replays are not part of the walks' coverage
 	r := fuzzReport{
 		checkReport: checkReport{
 			Scenario:    v.scenario.Name,
