@@ -105,9 +105,12 @@ func (v rankView) padAttentionDPDummyRequest() {
 		return
 	}
 	if !v.addDummyRequest() {
+		v.hit(brAddDummyFailed)
 		return
 	}
+	v.hit(brPadPreSchedule)
 	if v.cfg.AdpDummyFixes && v.cfg.KVTransceiver {
+		v.hit(brPadPending)
 		v.request(dummyID).Flags |= requestFlagPendingDummy
 	}
 }
@@ -122,11 +125,17 @@ func (v rankView) padEmptyAttentionDPBatch() {
 		return
 	}
 	if v.cfg.MaxNumActiveRequests != 0 && v.activeCount() >= int(v.cfg.MaxNumActiveRequests) {
+		v.hit(brPadAtMaxActive)
 		return
 	}
-	if v.liveDummy() || !v.addDummyRequest() {
+	if v.liveDummy() {
 		return
 	}
+	if !v.addDummyRequest() {
+		v.hit(brAddDummyFailed)
+		return
+	}
+	v.hit(brPadPostSchedule)
 	d := v.request(dummyID)
 	d.Flags |= requestFlagSkipGenRevert | requestFlagPendingDummy
 	v.appendToBatch(BatchEntry{ID: dummyID, Kind: GenerationStep, Incarnation: d.Incarnation})
@@ -150,6 +159,9 @@ func (sp *Spec) canQueue(s *State, a *Action) {
 		rank := &s.Ranks[r]
 		rank.CanQueueThisRank = rank.Batch.Count > 0
 		rank.CanQueue = all && rank.CanQueueThisRank
+		if rank.CanQueueThisRank && !rank.CanQueue {
+			sp.hit(brVeto)
+		}
 		rank.Phase = PhaseQueued
 	}
 }
@@ -164,6 +176,9 @@ func (v rankView) revertGenAlloc() {
 		e := &b.Entries[i]
 		if e.Kind != GenerationStep || v.entryRequest(b, e).Flags&requestFlagSkipGenRevert != 0 {
 			continue
+		}
+		if e.ID != dummyID && v.cache(Target, e.ID).AllocatedDraft != 0 {
+			v.hit(brVetoRevertsGrown)
 		}
 		v.revertAllocateGeneration(Target, e.ID)
 		if v.draftPool() == PairedDraftPool {
@@ -190,8 +205,12 @@ func (v rankView) finalizeAdpDummyAllocation() {
 		return
 	}
 	d.State = GenerationComplete
+	v.hit(brDummyRollback)
 	v.closeCache(Target, dummyID)
 	if v.fixes.Has(FixFreeUnpairedMirror) {
+		if v.cache(Draft, dummyID).Status != Absent {
+			v.hit(brRollbackMirror)
+		}
 		v.closeCache(Draft, dummyID)
 	}
 	v.retireDummy()

@@ -10,7 +10,11 @@ package spec
 // like the real None, when every IndexMapper slot of the pool is taken.
 func (v rankView) createCache(p PoolKind, id uint8, reuseBlocks uint8) bool {
 	if v.liveCaches(p) >= int(v.cfg.indexSlots(p)) {
+		v.hit(brIndexMapperFull)
 		return false
+	}
+	if reuseBlocks > 0 {
+		v.hit(brCreateWithReuse)
 	}
 	tokens := reuseBlocks * v.cfg.TokensPerBlock
 	*v.cache(p, id) = Cache{
@@ -34,12 +38,15 @@ func (v rankView) resumeCache(p PoolKind, id uint8) bool {
 		return c.Status == Active
 	}
 	if v.utilizationAbove(p) {
+		v.hit(brResumeRefusedGate)
 		return false
 	}
 	if c.Offloaded > 0 {
 		if !v.allocatePages(p, int(c.Offloaded), id) {
+			v.hit(brResumeHostRefused)
 			return false
 		}
+		v.hit(brResumeFromHost)
 		c.Offloaded = 0
 	}
 	c.Status = Active
@@ -85,9 +92,11 @@ func (v rankView) resizeCache(p PoolKind, id uint8, capacity int, history int) (
 	newBlocks := int(v.cfg.blocksFor(uint8(capacity)))
 	if newBlocks > oldBlocks {
 		if !v.allocatePages(p, newBlocks-oldBlocks, id) {
+			v.hit(brResizeOutOfPages)
 			return false, ErrNone
 		}
 	} else if newBlocks < oldBlocks {
+		v.hit(brResizeFreesPages)
 		v.pool(p).Free += uint8(oldBlocks - newBlocks)
 	}
 	c.Capacity = uint8(capacity)
@@ -119,8 +128,12 @@ func (v rankView) commitCache(p PoolKind, id uint8, upTo uint8, last bool) {
 		pool := v.pool(p)
 		full := min(c.Committed/v.cfg.TokensPerBlock, v.shareableBlocks(id))
 		for c.Shared < full && pool.Tree[f] == c.Shared && c.Offloaded == 0 {
+			v.hit(brCommitPublishes)
 			pool.Tree[f]++
 			c.Shared++
+		}
+		if c.Shared < full && pool.Tree[f] > c.Shared {
+			v.hit(brCommitVirtualStop)
 		}
 	}
 	if last {

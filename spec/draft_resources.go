@@ -32,6 +32,10 @@ func (v rankView) prepareDraftResources(fixes Fixes) {
 		id := e.ID
 		refused := func(err ErrorText, value uint8) bool {
 			if deferring {
+				v.hit(brDeferDraftMirror)
+				if i < int(b.Count)-1 {
+					v.hit(brDeferFromMiddle)
+				}
 				v.deferFromBatch(i)
 				return true
 			}
@@ -51,6 +55,10 @@ func (v rankView) prepareDraftResources(fixes Fixes) {
 				return
 			}
 			position, last := v.draftViewChunk(id, e, unpaired && !deferring)
+			v.hit(brDraftContextResize)
+			if e.Last && !last {
+				v.hit(brDraftViewMissesLast)
+			}
 			capacity := int(position) + int(e.Chunk) + int(v.cfg.ExtraKVTokens)
 			if last {
 				capacity += int(v.request(id).DraftLen)
@@ -82,8 +90,10 @@ func (v rankView) prepareDraftResources(fixes Fixes) {
 		}
 		c := v.cache(Draft, id)
 		if c.AllocatedDraft != 0 {
+			v.hit(brDraftGenRecorded)
 			continue
 		}
+		v.hit(brDraftGenGrowth)
 		slots := v.generationDraftSlots(Draft, id)
 		capacity := int(c.Capacity) + 1 + int(slots)
 		ok, raise := v.resizeCache(Draft, id, capacity, keep)
@@ -99,6 +109,7 @@ func (v rankView) prepareDraftResources(fixes Fixes) {
 			return
 		}
 		if fixes.Has(FixRecordDraftLens) {
+			v.hit(brRecordDraftLens)
 			c.AllocatedDraft = slots + 1
 		}
 	}
@@ -127,6 +138,7 @@ func (v rankView) deferFromBatch(i int) {
 		v.revertAllocateGeneration(Target, e.ID)
 		v.revertAllocateGeneration(Draft, e.ID)
 	} else if !v.revertAllocateContext(Target, e.ID) {
+		v.hit(brDeferDropsMirror)
 		v.closeCache(Draft, e.ID)
 	}
 	copy(b.Entries[i:], b.Entries[i+1:b.Count])

@@ -35,10 +35,12 @@ func (sp *Spec) activate(rank *Rank, id uint8) {
 // server's first token and draft tokens, ready to generate.
 func (sp *Spec) receiveKV(s *State, a *Action) {
 	r := &s.Ranks[a.Rank].Requests[a.ID]
+	sp.hit(brDisaggReceived)
 	r.State = GenerationInProgress
 	r.NumTokens = r.Prompt + 1
 	r.DraftLen = sp.Config.MaxDraftLen
 	if int(r.NumTokens) >= int(r.Prompt)+int(sp.Config.template(a.ID).MaxNewTokens) {
+		sp.hit(brDisaggCompleteAtKV)
 		r.State = GenerationComplete
 	}
 }
@@ -54,6 +56,7 @@ func (sp *Spec) schedule(s *State, r uint8) {
 		return
 	}
 	if v.rank.Batch.Count == 0 {
+		v.hit(brEmptyBatch)
 		v.rank.Phase = PhaseIdle
 		return
 	}

@@ -22,8 +22,9 @@ func (v rankView) isFirstContextChunk(id uint8) bool {
 // length, widened to _kv_reserve_draft_tokens in a draft pool.
 func (v rankView) generationDraftSlots(p PoolKind, id uint8) uint8 {
 	slots := v.request(id).DraftLen
-	if p == Draft {
-		slots = max(slots, v.cfg.ReserveDraftTokens)
+	if p == Draft && v.cfg.ReserveDraftTokens > slots {
+		v.hit(brReserveWidensDraft)
+		slots = v.cfg.ReserveDraftTokens
 	}
 	return slots
 }
@@ -37,8 +38,12 @@ func (v rankView) tryAllocateGeneration(p PoolKind, id uint8) bool {
 	if c.Status == Absent {
 		return false
 	}
-	if c.Status == Suspended && !v.resumeCache(p, id) {
-		return false
+	if c.Status == Suspended {
+		v.hit(brAllocGenResumes)
+		if !v.resumeCache(p, id) {
+			v.hit(brAllocGenRefused)
+			return false
+		}
 	}
 	slots := v.generationDraftSlots(p, id)
 	c.AllocatedDraft = 0
@@ -48,6 +53,7 @@ func (v rankView) tryAllocateGeneration(p PoolKind, id uint8) bool {
 		return false
 	}
 	if !ok {
+		v.hit(brAllocGenRefused)
 		return false
 	}
 	c.AllocatedDraft = slots + 1
@@ -65,8 +71,10 @@ func (v rankView) revertAllocateGeneration(p PoolKind, id uint8) {
 	slots := c.AllocatedDraft - 1
 	c.AllocatedDraft = 0
 	if c.Status != Active {
+		v.hit(brRevertGenNotActive)
 		return
 	}
+	v.hit(brRevertGeneration)
 	reverted := int(c.Capacity) - 1 - int(slots)
 	if reverted < 0 {
 		return
@@ -150,10 +158,13 @@ func (v rankView) prepareContext(id uint8, reuseLimit int, fixes Fixes) bool {
 	}
 	if first && v.cfg.BlockReuse && reused > 0 {
 		r := v.request(id)
+		v.hit(brSettleReusedCursor)
 		r.Reused = reused
 		r.Position = reused
 		if v.cfg.DraftView == DraftViewSameAsTarget {
 			r.DraftPosition = reused
+		} else {
+			v.hit(brDraftViewLags)
 		}
 	}
 	return true
@@ -177,6 +188,7 @@ func (v rankView) resizeContext(id uint8, n uint8) bool {
 		return false
 	}
 	if !ok {
+		v.hit(brResizeContextRefused)
 		if v.isFirstContextChunk(id) {
 			v.suspendCache(Target, id)
 		}
@@ -223,10 +235,12 @@ func (v rankView) revertAllocateContext(p PoolKind, id uint8) bool {
 		return true
 	}
 	if c.History > pre {
+		v.hit(brRevertContextDrop)
 		v.closeCache(p, id)
 		v.rewindContextAfterCacheDrop(id)
 		return false
 	}
+	v.hit(brRevertContextShrink)
 	if _, raise := v.resizeCache(p, id, int(pre), int(min(c.History, pre))); raise != ErrNone {
 		v.s.crash(v.r, p, id, FnResize, raise, 0)
 		return false
@@ -248,11 +262,13 @@ func (v rankView) mirrorDraftKVCache(id uint8, fixes Fixes) bool {
 	var blocks uint8
 	reuse := v.canReuse(Draft, fixes)
 	if reuse && id != 0 && v.request(id).State == ContextInit {
+		v.hit(brMirrorReuseLookup)
 		blocks = v.reuseBlocks(Draft, id, -1)
 	}
 	if !v.createCache(Draft, id, blocks) {
 		return false
 	}
+	v.hit(brMirrorCreated)
 	if !reuse {
 		v.cache(Draft, id).Flags |= flagStopCommitting
 	}
@@ -264,6 +280,7 @@ func (v rankView) mirrorDraftKVCache(id uint8, fixes Fixes) bool {
 // then resume it through the max_util_for_resume gate. It does not grow
 // capacity: a fresh mirror sits ACTIVE at capacity 0.
 func (v rankView) admitMirror(id uint8, fixes Fixes) bool {
+	v.hit(brAdmitMirror)
 	if !v.mirrorDraftKVCache(id, fixes) {
 		return false
 	}

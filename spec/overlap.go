@@ -56,6 +56,7 @@ func (sp *Spec) forwardOverlap(s *State, a *Action) {
 	v := sp.view(s, a.Rank)
 	v.recordSample(&v.rank.Batch, a)
 	if v.rank.Previous.Count > 0 && v.rank.shouldProcessPreviousBatch() {
+		v.hit(brPreviousInFwd)
 		v.applySample(&v.rank.Previous)
 		v.rank.PreviousSampled = true
 	}
@@ -73,7 +74,11 @@ func (sp *Spec) forwardOverlap(s *State, a *Action) {
 func (sp *Spec) updateResourcesOverlap(s *State, r uint8) {
 	v := sp.view(s, r)
 	rank := v.rank
+	if rank.Previous.Count > 0 && !rank.shouldProcessPreviousBatch() {
+		v.hit(brPreviousDeferred)
+	}
 	if rank.Previous.Count > 0 && rank.shouldProcessPreviousBatch() {
+		v.hit(brPreviousDone)
 		if !rank.PreviousSampled {
 			v.applySample(&rank.Previous)
 		}

@@ -52,6 +52,7 @@ func (sp *Spec) pipelineFollow(s *State, a *Action) {
 	it := &s.Pipeline[v.rank.PipelinePos]
 	for id := uint8(1); id <= it.Arrived; id++ {
 		if v.request(id).State == NotArrived {
+			sp.hit(brStageActivates)
 			sp.activate(v.rank, id)
 		}
 	}
@@ -63,6 +64,9 @@ func (sp *Spec) pipelineFollow(s *State, a *Action) {
 	b := &v.rank.Batch
 	for i := 0; i < int(b.Count); i++ {
 		if e := &b.Entries[i]; e.Kind == ContextChunk {
+			if e.Chunk != v.request(e.ID).ChunkSize {
+				v.hit(brStageChunkDiffers)
+			}
 			e.Chunk = v.request(e.ID).ChunkSize
 		}
 	}
@@ -134,6 +138,7 @@ func (sp *Spec) pipelineHandle(s *State, a *Action) {
 			continue
 		}
 		b := it.Batch
+		v.hit(brStageHandles)
 		v.applySample(&b)
 		v.updateV2ContextResources(&b, sp.Fixes)
 		if s.Crash.Happened {

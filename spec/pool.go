@@ -8,6 +8,7 @@ type rankView struct {
 	s     *State
 	r     uint8
 	rank  *Rank
+	cov   *Coverage // nil: no coverage collected
 }
 
 // view returns the rank view of rank r with no fix applied (tests and
@@ -18,7 +19,7 @@ func (s *State) view(cfg *Config, r uint8) rankView {
 
 // view returns the rank view of rank r of s under the spec's fixes.
 func (sp *Spec) view(s *State, r uint8) rankView {
-	return rankView{cfg: &sp.Config, fixes: sp.Fixes, s: s, r: r, rank: &s.Ranks[r]}
+	return rankView{cfg: &sp.Config, fixes: sp.Fixes, s: s, r: r, rank: &s.Ranks[r], cov: sp.Cover}
 }
 
 // draftPool is the draft pool mode as this rank sees it: NoDraftPool on a
@@ -121,6 +122,7 @@ func (v rankView) allocatePages(p PoolKind, n int, except uint8) bool {
 	for f := uint8(0); f < MaxFamilies && need > 0; f++ {
 		ref := v.referencedTreeBlocks(p, f)
 		for pool.Tree[f] > ref && need > 0 {
+			v.hit(brDropTreeBlock)
 			pool.Tree[f]--
 			pool.Free++
 			need--
@@ -135,6 +137,9 @@ func (v rankView) allocatePages(p PoolKind, n int, except uint8) bool {
 			continue
 		}
 		take := min(int(v.heldBlocks(c)), need)
+		if take > 0 {
+			v.hit(brEvictToHost)
+		}
 		c.Offloaded += uint8(take)
 		pool.Free += uint8(take)
 		need -= take

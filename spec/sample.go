@@ -10,6 +10,7 @@ package spec
 // incarnation).
 func (v rankView) entryRequest(b *Batch, e *BatchEntry) *Request {
 	if e.ID == 0 && v.request(0).Incarnation != e.Incarnation && b.Dummy.Incarnation == e.Incarnation {
+		v.hit(brRetiredDummyObject)
 		return &b.Dummy
 	}
 	return v.request(e.ID)
@@ -50,6 +51,7 @@ func (v rankView) updateRequestStates(b *Batch) {
 		}
 	}
 	if v.cfg.AttentionDP && v.request(0).State.isActive() {
+		v.hit(brDummyTerminated)
 		v.terminateRequest(0)
 	}
 }
@@ -81,11 +83,18 @@ func (v rankView) applySample(b *Batch) {
 				r.DraftLen = 0
 			}
 		case GenerationStep:
+			if e.Accepted > 0 {
+				v.hit(brAcceptedDrafts)
+			}
 			r.NumTokens = uint8(min(int(r.NumTokens)+1+int(e.Accepted), limit))
 			r.Accepted = e.Accepted
 			r.DraftLen = v.cfg.MaxDraftLen
 		}
-		if int(r.NumTokens) >= limit || e.EOS {
+		if int(r.NumTokens) >= limit {
+			v.hit(brMaxTokens)
+			r.State = GenerationComplete
+		} else if e.EOS {
+			v.hit(brEarlyFinish)
 			r.State = GenerationComplete
 		}
 	}

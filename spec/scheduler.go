@@ -69,6 +69,7 @@ func (v rankView) scheduleRequest(fixes Fixes) {
 			continue
 		}
 		if p.requests >= int(v.cfg.MaxBatchSize) {
+			v.hit(brMaxBatchSize)
 			break
 		}
 		if r.State == ContextInit {
@@ -95,12 +96,18 @@ func (v rankView) scheduleRequest(fixes Fixes) {
 	for i := 0; i < pendingCount; i++ {
 		id := pending[i]
 		if p.requests >= int(v.cfg.MaxBatchSize) {
+			v.hit(brMaxBatchSize)
 			break
 		}
 		if v.cfg.ChunkedPrefill && !v.hasContextChunkBudget(&p) {
+			v.hit(brNoChunkBudget)
 			continue
 		}
-		if p.preempted[id] || p.recomputePaused[id] || v.pendingContextCertainlyBlocked(id) {
+		if p.preempted[id] || p.recomputePaused[id] {
+			continue
+		}
+		if v.pendingContextCertainlyBlocked(id) {
+			v.hit(brCertainlyBlocked)
 			continue
 		}
 		action := v.tryScheduleContext(&p, id, fixes)
@@ -140,10 +147,12 @@ func (v rankView) prepareDisaggGenInit(id uint8) {
 			return
 		}
 		if ok {
+			v.hit(brDisaggGenInit)
 			r.State = DisaggTransmission
 			return
 		}
 	}
+	v.hit(brDisaggGenInitRetry)
 	v.closeCache(Target, id)
 }
 
@@ -174,6 +183,7 @@ func (v rankView) inBatch(id uint8) bool {
 func (v rankView) tryScheduleGeneration(p *schedulerPass, it int, id uint8, fixes Fixes) (scheduleAction, int) {
 	tokens := 1 + int(v.request(id).DraftLen)
 	if p.tokens+tokens > int(v.cfg.MaxNumTokens) {
+		v.hit(brGenTokenBudgetStop)
 		return stop, 0
 	}
 	ok := v.tryAllocateGenerationPair(id, fixes)
@@ -187,6 +197,7 @@ func (v rankView) tryScheduleGeneration(p *schedulerPass, it int, id uint8, fixe
 		return scheduled, tokens
 	}
 	if v.cache(Target, id).Status == Active {
+		v.hit(brGenerationSuspends)
 		v.suspendRequest(id)
 		v.markEvicted(p, id)
 	}
@@ -209,12 +220,14 @@ func (v rankView) tryAllocateGenerationPair(id uint8, fixes Fixes) bool {
 			ok = v.admitMirror(id, fixes)
 		}
 		if ok && fixes.Has(FixJointAdmission) {
+			v.hit(brJointGrowsMirrorGen)
 			ok = v.tryAllocateGeneration(Draft, id)
 		}
 	case PairedDraftPool:
 		ok = v.tryAllocateGeneration(Draft, id)
 	}
 	if !ok {
+		v.hit(brGenerationPairRevert)
 		v.revertAllocateGeneration(Target, id)
 	}
 	return ok
@@ -252,6 +265,7 @@ func (v rankView) tryEvictForGeneration(p *schedulerPass, it int, id uint8, fixe
 			return false
 		}
 		vid := p.order[victim]
+		v.hit(brEvictForGeneration)
 		v.suspendRequest(vid)
 		v.markEvicted(p, vid)
 		p.end = victim
@@ -292,11 +306,13 @@ func (v rankView) tryRecomputePauseForGeneration(p *schedulerPass, it int, id ui
 			p.frontier = victim
 			p.end = min(p.end, victim)
 		} else if v.cfg.HostTier && p.evictedCount > 0 {
+			v.hit(brRecomputePauseEvicted)
 			p.evictedCount--
 			vid = p.evictedOrder[p.evictedCount]
 		} else {
 			return false
 		}
+		v.hit(brRecomputePauseVictim)
 		p.evicted[vid] = false
 		v.freeResources(vid)
 		p.recomputePaused[vid] = true
@@ -332,7 +348,9 @@ func (v rankView) suspendRequest(id uint8) {
 // makes every token so far the new prompt, back in CONTEXT_INIT.
 func (v rankView) pauseRequest(id uint8) {
 	r := v.request(id)
+	v.hit(brPauseRequest)
 	if r.State == GenerationInProgress && r.NumTokens > r.Prompt {
+		v.hit(brPauseKeepsGenerated)
 		r.Prompt = r.NumTokens
 	}
 	r.State = ContextInit
@@ -370,6 +388,7 @@ func (v rankView) tryScheduleContext(p *schedulerPass, id uint8, fixes Fixes) sc
 	first := v.isFirstContextChunk(id)
 	action := v.tryScheduleContextChunk(p, id, fixes)
 	if first && action != scheduled && !v.s.Crash.Happened {
+		v.hit(brFirstChunkDropped)
 		v.freeResources(id)
 		v.rewindContextAfterCacheDrop(id)
 	}
@@ -385,7 +404,11 @@ func (v rankView) tryScheduleContextChunk(p *schedulerPass, id uint8, fixes Fixe
 	r := v.request(id)
 	remainingBudget := int(v.cfg.MaxNumTokens) - p.tokens
 	prePrepareRemaining := int(r.Prompt) - int(r.Position)
+	if r.Reused > 0 && r.Position > r.Reused {
+		v.hit(brReusedThenChunks)
+	}
 	if !v.prepareContextPair(id, fixes) {
+		v.hit(brContextPrepareFailed)
 		if v.cfg.ChunkedPrefill {
 			return skip
 		}
@@ -396,14 +419,17 @@ func (v rankView) tryScheduleContextChunk(p *schedulerPass, id uint8, fixes Fixe
 	if v.cfg.ChunkedPrefill {
 		chunk = min(remainingBudget, prePrepareRemaining, int(v.cfg.MaxNumTokens))
 		if chunk < prePrepareRemaining {
+			v.hit(brNonFinalChunk)
 			chunk = chunk / int(v.cfg.ChunkUnitSize) * int(v.cfg.ChunkUnitSize)
 		}
 		if chunk <= 0 {
+			v.hit(brChunkRoundsToZero)
 			return skip
 		}
 	} else {
 		chunk = contextRemaining
 		if p.tokens+contextRemaining > int(v.cfg.MaxNumTokens) {
+			v.hit(brUnchunkedOverBudget)
 			return stop
 		}
 	}
@@ -422,6 +448,7 @@ func (v rankView) tryScheduleContextChunk(p *schedulerPass, id uint8, fixes Fixe
 		tokens = chunk + int(r.DraftLen)
 	}
 	if !v.tryAllocateContext(id, uint8(resize), uint8(chunk), last, fixes) {
+		v.hit(brContextAllocFailed)
 		if v.s.Crash.Happened {
 			return stop
 		}
@@ -446,12 +473,17 @@ func (v rankView) prepareContextPair(id uint8, fixes Fixes) bool {
 	case PairedDraftPool:
 		limit := -1
 		if v.isFirstContextChunk(id) && v.cache(Target, id).Status == Absent && v.cfg.BlockReuse {
-			limit = int(min(v.reuseBlocks(Target, id, -1), v.reuseBlocks(Draft, id, -1)))
+			t, d := v.reuseBlocks(Target, id, -1), v.reuseBlocks(Draft, id, -1)
+			if t != d {
+				v.hit(brPairedReuseCapped)
+			}
+			limit = int(min(t, d))
 		}
 		if !v.prepareContext(id, limit, fixes) {
 			return false
 		}
 		if _, ok := v.prepareContextCache(Draft, id, limit, fixes); !ok {
+			v.hit(brPairedDraftFailed)
 			v.suspendRequest(id)
 			return false
 		}
@@ -463,6 +495,7 @@ func (v rankView) prepareContextPair(id uint8, fixes Fixes) bool {
 		if v.cfg.Version == Version00746ef || fixes.Has(FixJointAdmission) {
 			return v.admitMirror(id, fixes)
 		}
+		v.hit(brRC25NoAdmission)
 		return true
 	}
 	return v.prepareContext(id, -1, fixes)
@@ -490,6 +523,7 @@ func (v rankView) tryAllocateContext(id uint8, resize, chunk uint8, last bool, f
 	if ok || v.s.Crash.Happened {
 		return ok
 	}
+	v.hit(brContextDraftReverted)
 	if !v.revertAllocateContext(Target, id) {
 		v.closeCache(Draft, id)
 	}
@@ -501,6 +535,7 @@ func (v rankView) tryAllocateContext(id uint8, resize, chunk uint8, last bool, f
 // mirror: grow it (never shrink) to the capacity _prepare_draft_resources
 // will ask for this chunk.
 func (v rankView) growMirrorForContext(id uint8, chunk uint8, last bool, fixes Fixes) bool {
+	v.hit(brJointGrowsMirrorCtx)
 	if !v.admitMirror(id, fixes) {
 		return false
 	}
@@ -536,6 +571,7 @@ func (v rankView) preemptForPages(p *schedulerPass, id uint8) bool {
 		if !v.isVictimCandidate(victim) || v.cache(Target, victim).Status != Active {
 			continue
 		}
+		v.hit(brPreemptForPages)
 		v.freeResources(victim)
 		p.recomputePaused[victim] = true
 		p.preempted[victim] = true

@@ -14,6 +14,9 @@ type Spec struct {
 	// Scenario is the built-in scenario the spec was made from, if any; it
 	// contributes goals.
 	Scenario *Scenario
+	// Cover, when set, counts the actions, branches and raises Next
+	// exercises (coverage.go); nil collects nothing.
+	Cover *Coverage
 }
 
 var _ model.Spec[State, Action] = (*Spec)(nil)
@@ -255,6 +258,9 @@ func (sp *Spec) Next(s *State, a Action) State {
 	}
 	if sp.Config.AttentionDP {
 		sp.canonicalizeDummyIncarnations(&next)
+	}
+	if sp.Cover != nil {
+		sp.Cover.transition(s, &a, &next)
 	}
 	return next
 }

@@ -31,6 +31,7 @@ func (v rankView) updateContextResources(p PoolKind, b *Batch, fixes Fixes) {
 			return
 		}
 		if r.Position == v.promptLen(e.ID) && v.canReuse(p, fixes) {
+			v.hit(brContextEndCommit)
 			v.commitCache(p, e.ID, r.Position, true)
 		}
 	}
@@ -66,6 +67,7 @@ func (v rankView) updateResources(p PoolKind, b *Batch) {
 		}
 		r := v.entryRequest(b, e)
 		if v.fixes.Has(FixSkipDummyUpdate) && r.Flags&requestFlagAdpDummy != 0 {
+			v.hit(brUpdateSkipDummy)
 			continue
 		}
 		runtime := int(v.cfg.MaxDraftLen)
@@ -74,15 +76,22 @@ func (v rankView) updateResources(p PoolKind, b *Batch) {
 			allocated = max(runtime, int(v.cfg.ReserveDraftTokens))
 		}
 		if c.AllocatedDraft != 0 {
+			v.hit(brUpdateRecorded)
 			allocated = int(c.AllocatedDraft) - 1
 		}
 		rewind := max(allocated-int(r.Accepted), 0)
 		capacity := keep
 		if r.State != GenerationComplete && r.State != ContextInit {
 			capacity = int(c.Capacity) - rewind
+			if rewind > 0 {
+				v.hit(brUpdateRewinds)
+			}
+		} else {
+			v.hit(brUpdateKeepCapacity)
 		}
 		history := int(r.NumTokens) - 1
 		if v.fixes.Has(FixClampCapacity) && capacity != keep && capacity < history {
+			v.hit(brUpdateClamp)
 			capacity = history
 		}
 		ok, raise := v.resizeCache(p, e.ID, capacity, history)

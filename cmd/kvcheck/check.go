@@ -29,7 +29,8 @@ type checkOptions struct {
 	out       string // --out DIR: write each counterexample as a transcript (check_out.go)
 	rewrite   bool   // --rewrite: let --out replace existing transcripts
 	gate      gateMode
-	expect    string // --expect FILE: verdicts overriding the scenarios' (verdicts.go)
+	expect    string    // --expect FILE: verdicts overriding the scenarios' (verdicts.go)
+	coverage  *coverage // --cover: what the run exercised (cover.go); nil without
 }
 
 // variant is one scenario checked under one set of fixes.
@@ -95,6 +96,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected (the plain model checker's exit)")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
+	cover := flags.Bool("cover", false, "also print which spec mechanisms (actions, branches of the real code, raises) the run exercised, and those it never reached")
 	if err := flags.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
@@ -118,6 +120,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	if *cover {
+		opts.coverage = newCoverage()
+	}
 	reports := make([]checkReport, 0, len(variants))
 	for _, v := range variants {
 		r, err := checkVariant(v, opts)
@@ -138,6 +143,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		opts.gate.printGate(stdout, "kvcheck check", reports)
 		printTable(stdout, reports)
 		printViolations(stdout, reports)
+	}
+	if opts.coverage != nil {
+		opts.coverage.print(stdout, opts.json, commandName()+" check "+strings.Join(args, " "))
 	}
 	if opts.out != "" {
 		if code := writeTranscripts(opts.out, opts.rewrite, variants, reports, opts, stdout, stderr); code != exitOK {
@@ -197,6 +205,8 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 	if depth == 0 {
 		depth = v.scenario.Depth
 	}
+	sp.Cover = opts.coverage.sink()
+	defer opts.coverage.add(v.scenario.Name, sp.Cover)
 	var checked model.Spec[spec.State, spec.Action] = sp
 	if len(opts.only) > 0 {
 		valid := map[string]bool{}

@@ -27,7 +27,8 @@ type fuzzOptions struct {
 	out       string // --out DIR: write each shrunk counterexample as a transcript (fuzz_out.go)
 	rewrite   bool   // --rewrite: let --out replace existing transcripts
 	gate      gateMode
-	expect    string // --expect FILE (verdicts.go)
+	expect    string    // --expect FILE (verdicts.go)
+	coverage  *coverage // --cover: what the walks exercised (cover.go); nil without
 }
 
 // fuzzReport is one line of `kvcheck fuzz --json`: the keys of `kvcheck
@@ -75,6 +76,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
+	cover := flags.Bool("cover", false, "also print which spec mechanisms the walks exercised, and those they never reached")
 	if err := flags.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage
@@ -112,6 +114,9 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	if *cover {
+		opts.coverage = newCoverage()
+	}
 	var failed []fuzzReport
 	var reports []checkReport
 	for _, v := range variants {
@@ -141,6 +146,9 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			printFuzzViolation(stdout, r)
 		}
 	}
+	if opts.coverage != nil {
+		opts.coverage.print(stdout, opts.json, commandName()+" fuzz "+strings.Join(args, " "))
+	}
 	if opts.out != "" {
 		if code := writeFuzzTranscripts(opts, failed, stdout, stderr); code != exitOK {
 			return code
@@ -155,7 +163,10 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 	if err != nil {
 		return fuzzReport{}, err
 	}
+	sp.Cover = opts.coverage.sink()
 	res := fuzz.Run(sp, fuzz.Options{Seed: opts.seed, Workers: opts.workers, Walks: opts.walks, Duration: opts.duration, Swarm: opts.swarm})
+	opts.coverage.add(v.scenario.Name, sp.Cover)
+	sp.Cover = nil // shrinking replays are not part of the walks' coverage
 	r := fuzzReport{
 		checkReport: checkReport{
 			Scenario:    v.scenario.Name,

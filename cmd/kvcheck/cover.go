@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+// coverage collects, per scenario, what the variants of a `check --cover`
+// or `fuzz --cover` run exercised (spec.Coverage), for the table printed at
+// the end of the run.
+type coverage struct {
+	byScenario map[string]*spec.Coverage
+	order      []string
+}
+
+func newCoverage() *coverage {
+	return &coverage{byScenario: map[string]*spec.Coverage{}}
+}
+
+// sink returns a fresh spec.Coverage to hand to one variant's spec, or nil
+// when c is nil (no --cover): the spec then counts nothing.
+func (c *coverage) sink() *spec.Coverage {
+	if c == nil {
+		return nil
+	}
+	return spec.NewCoverage()
+}
+
+// add folds one variant's counts into its scenario's.
+func (c *coverage) add(scenario string, counts *spec.Coverage) {
+	if c == nil || counts == nil {
+		return
+	}
+	if c.byScenario[scenario] == nil {
+		c.byScenario[scenario] = spec.NewCoverage()
+		c.order = append(c.order, scenario)
+	}
+	c.byScenario[scenario].Add(counts)
+}
+
+// coverRow is one line of the coverage table: a mechanism, how many
+// transitions exercised it in all, and which scenarios reached it.
+type coverRow struct {
+	Kind      string   `json:"kind"`
+	Name      string   `json:"name"`
+	Count     uint64   `json:"count"`
+	Scenarios []string `json:"scenarios"`
+	Models    string   `json:"models"`
+}
+
+// rows merges the scenarios' counts into one row per mechanism.
+func (c *coverage) rows() []coverRow {
+	var out []coverRow
+	index := map[string]int{}
+	for _, rr := range spec.NewCoverage().Rows() {
+		index[string(rr.Kind)+" "+rr.Name] = len(out)
+		out = append(out, coverRow{Kind: string(rr.Kind), Name: rr.Name, Models: rr.Models, Scenarios: []string{}})
+	}
+	for _, sc := range c.order {
+		for _, rr := range c.byScenario[sc].Rows() {
+			if rr.Count == 0 {
+				continue
+			}
+			row := &out[index[string(rr.Kind)+" "+rr.Name]]
+			row.Count += rr.Count
+			row.Scenarios = append(row.Scenarios, sc)
+		}
+	}
+	return out
+}
+
+// print writes the coverage table, then the mechanisms no variant of the
+// run reached. With asJSON it writes one JSON object instead.
+func (c *coverage) print(w io.Writer, asJSON bool, command string) {
+	rows := c.rows()
+	var never []coverRow
+	for _, r := range rows {
+		if r.Count == 0 {
+			never = append(never, r)
+		}
+	}
+	if asJSON {
+		line, _ := json.Marshal(struct {
+			Coverage []coverRow `json:"coverage"`
+		}{rows})
+		fmt.Fprintln(w, string(line))
+		return
+	}
+	fmt.Fprintf(w, "\ncoverage: %d of %d mechanisms reached\n", len(rows)-len(never), len(rows))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tMECHANISM\tCOUNT\tSCENARIOS\tMODELS")
+	for _, r := range rows {
+		scenarios := strings.Join(r.Scenarios, ",")
+		if scenarios == "" {
+			scenarios = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.Kind, r.Name, r.Count, scenarios, r.Models)
+	}
+	tw.Flush()
+	if len(never) == 0 {
+		return
+	}
+	names := make([]string, len(never))
+	for i, r := range never {
+		names[i] = r.Kind + " " + r.Name
+		if why := spec.CoverageException(spec.CoverageKind(r.Kind), r.Name); why != "" {
+			names[i] += ": " + why
+		}
+	}
+	sort.Strings(names)
+	fmt.Fprintf(w, "\nnever reached (%d):\n", len(never))
+	for _, n := range names {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
+	fmt.Fprintf(w, "  reproduce: %s\n", command)
+}

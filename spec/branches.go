@@ -1,0 +1,182 @@
+package spec
+
+// The registered branches (coverage.go), grouped by the file that marks
+// them. Each names the TensorRT-LLM function and branch it models; the
+// exceptions are counted separately, from the crash they record.
+
+// cache.go: one _KVCache.
+var (
+	brIndexMapperFull   = newBranch("index-mapper-full", "KVCacheManagerV2._create_kv_cache: every IndexMapper slot taken, returns None")
+	brCreateWithReuse   = newBranch("create-with-reuse", "KVCacheManagerV2._create_kv_cache: radix-tree match, the cache starts at the reused prefix")
+	brResumeRefusedGate = newBranch("resume-refused-util", "_KVCache.resume: pool utilization above max_util_for_resume, returns False")
+	brResumeFromHost    = newBranch("resume-from-host", "_KVCache.resume: pages evicted to the host tier come back to GPU")
+	brResumeHostRefused = newBranch("resume-host-refused", "_KVCache.resume: evicted pages cannot come back (GPU full), returns False")
+	brResizeOutOfPages  = newBranch("resize-out-of-pages", "_KVCache.resize: OutOfPagesError caught, returns False with no change")
+	brResizeFreesPages  = newBranch("resize-frees-pages", "_KVCache.resize: a smaller capacity gives whole pages back")
+	brCommitPublishes   = newBranch("commit-publishes-block", "_KVCache.commit: a newly full prefix block is published in the radix tree")
+	brCommitVirtualStop = newBranch("commit-block-already-published", "_KVCache.commit: the tree already holds the block (VIRTUAL_STOP), the cache keeps its copy")
+)
+
+// pool.go: page allocation.
+var (
+	brDropTreeBlock = newBranch("evict-reuse-tree-block", "storage allocation: an unreferenced radix-tree block is dropped to free a page")
+	brEvictToHost   = newBranch("evict-suspended-to-host", "storage allocation: pages of a suspended cache are evicted to the host tier")
+)
+
+// manager.go: the manager's per-request operations.
+var (
+	brReserveWidensDraft   = newBranch("reserve-widens-draft-slots", "KVCacheManagerV2._generation_draft_slots: _kv_reserve_draft_tokens > the request's draft length widens a draft pool's growth")
+	brAllocGenResumes      = newBranch("allocate-generation-resumes", "KVCacheManagerV2.try_allocate_generation: a SUSPENDED cache is resumed before growing")
+	brAllocGenRefused      = newBranch("allocate-generation-refused", "KVCacheManagerV2.try_allocate_generation: resume or growth refused, returns False")
+	brRevertGeneration     = newBranch("revert-allocate-generation", "KVCacheManagerV2.revert_allocate_generation: shrink by the recorded 1 + draft slots")
+	brRevertGenNotActive   = newBranch("revert-generation-not-active", "KVCacheManagerV2.revert_allocate_generation: entry popped but the cache is not ACTIVE, no shrink")
+	brSettleReusedCursor   = newBranch("settle-reused-cursor", "KVCacheManagerV2._settle_context_cursor: set_prepopulated_prompt_len moves the cursor to the reused depth")
+	brDraftViewLags        = newBranch("draft-view-lags-settle", "LlmRequest::setPrepopulatedPromptLen moves only the target cursor (DraftViewLagByReuse)")
+	brResizeContextRefused = newBranch("resize-context-refused", "KVCacheManagerV2.resize_context: growth refused, a first chunk is suspended")
+	brRevertContextShrink  = newBranch("revert-context-shrink", "KVCacheManagerV2.revert_allocate_context: shrink back to py_ctx_pre_resize_cap")
+	brRevertContextDrop    = newBranch("revert-context-drop", "KVCacheManagerV2.revert_allocate_context: history passed the old capacity, the cache is freed and the cursor rewound")
+	brMirrorCreated        = newBranch("mirror-created", "KVCacheManagerV2._mirror_draft_kv_cache: a new draft mirror, tokens=None and stop_committing")
+	brMirrorReuseLookup    = newBranch("mirror-reuse-lookup", "fix mirror-reuse: the mirror looks up the radix tree like the primary")
+	brAdmitMirror          = newBranch("admit-mirror", "KVCacheManagerV2.admit_mirror (00746ef) from KVCacheV2Scheduler._admit_unpaired_draft")
+	brRC25NoAdmission      = newBranch("rc25-mirror-outside-admission", "v1.3.0rc25: _prepare_context_pair leaves the unpaired mirror out of admission")
+)
+
+// scheduler.go: KVCacheV2Scheduler._schedule_loop and its ladder.
+var (
+	brDisaggGenInit         = newBranch("disagg-gen-init", "_try_schedule_disagg_gen_init: prepare_disagg_gen_init allocated, the request receives KV")
+	brDisaggGenInitRetry    = newBranch("disagg-gen-init-retry", "_try_schedule_disagg_gen_init: allocation failed, the cache is released and retried next pass")
+	brMaxBatchSize          = newBranch("max-batch-size-reached", "_schedule_loop: BudgetTracker at max_batch_size ends the pass")
+	brGenTokenBudgetStop    = newBranch("generation-token-budget-stop", "_try_schedule_generation: 1 + draft tokens exceed max_num_tokens, STOP")
+	brEvictForGeneration    = newBranch("evict-for-generation", "_try_evict_for_gen: a started ACTIVE victim from the tail is suspended")
+	brRecomputePauseVictim  = newBranch("recompute-pause-for-generation", "_try_recompute_pause_for_gen: a started victim's caches are freed (_recompute_pause_request)")
+	brRecomputePauseEvicted = newBranch("recompute-pause-evicted-fallback", "_try_recompute_pause_for_gen: no candidate left, an evicted request is paused (can_evict)")
+	brGenerationSuspends    = newBranch("generation-suspends-itself", "_try_schedule_generation: the request cannot grow, suspends itself and stops the phase")
+	brNoChunkBudget         = newBranch("context-chunk-budget-exhausted", "_has_context_chunk_budget: less than a chunk unit of token budget left")
+	brCertainlyBlocked      = newBranch("pending-context-certainly-blocked", "_pending_ctx_certainly_blocked (00746ef): the suspended mirror's pool is above the resume gate")
+	brContextPrepareFailed  = newBranch("context-prepare-failed", "_prepare_context_pair returned False")
+	brNonFinalChunk         = newBranch("context-non-final-chunk", "_try_schedule_context_chunked: a chunk short of the prompt, rounded down to chunk_unit_size")
+	brChunkRoundsToZero     = newBranch("context-chunk-rounds-to-zero", "_try_schedule_context_chunked: the rounded chunk is 0, SKIP")
+	brUnchunkedOverBudget   = newBranch("context-unchunked-over-budget", "_try_schedule_context without chunking: the prompt exceeds the token budget, STOP")
+	brContextAllocFailed    = newBranch("context-allocation-failed", "_try_allocate_context returned False")
+	brPreemptForPages       = newBranch("preempt-for-pages", "_try_preempt_for_pages: a started request not in this pass is freed and recompute-paused")
+	brFirstChunkDropped     = newBranch("first-chunk-dropped", "_try_schedule_context: an unscheduled first chunk frees its caches and rewinds its cursor")
+	brReusedThenChunks      = newBranch("reused-prefix-then-chunks", "_try_schedule_context_chunked: a later chunk of a request that reused a prefix")
+	brPairedReuseCapped     = newBranch("paired-reuse-claim-capped", "_prepare_context_pair (paired): the shallower pool's match caps the other's claim")
+	brPairedDraftFailed     = newBranch("paired-draft-prepare-failed", "_prepare_context_pair (paired): prepare_context_cache on the draft failed, both suspended")
+	brContextDraftReverted  = newBranch("context-draft-refusal-reverts", "_try_allocate_context: the draft side refused, the target growth is reverted")
+	brGenerationPairRevert  = newBranch("generation-draft-refusal-reverts", "_try_allocate_generation: the draft side refused, the target growth is reverted")
+	brJointGrowsMirrorGen   = newBranch("joint-admission-generation", "fix joint-admission: _try_allocate_generation grows the unpaired mirror")
+	brJointGrowsMirrorCtx   = newBranch("joint-admission-context", "fix joint-admission: _try_allocate_context grows the unpaired mirror")
+	brPauseRequest          = newBranch("recompute-pause-request", "_pause_recompute_paused_requests: LlmRequest::pause, back to CONTEXT_INIT")
+	brPauseKeepsGenerated   = newBranch("pause-keeps-generated-tokens", "LlmRequest::pause: generated tokens become part of the new prompt")
+)
+
+// draft_resources.go: KVCacheManagerV2._prepare_draft_resources.
+var (
+	brDraftContextResize  = newBranch("draft-context-resize", "_prepare_draft_resources: plain resize of a context request's mirror")
+	brDraftViewMissesLast = newBranch("draft-view-misses-last-chunk", "_prepare_draft_resources: the lagging draft view does not see the last chunk")
+	brDraftGenRecorded    = newBranch("draft-generation-already-allocated", "_prepare_draft_resources: _allocated_draft_lens holds the request, no growth")
+	brDraftGenGrowth      = newBranch("draft-generation-growth", "_prepare_draft_resources: grow the mirror by 1 + max(draft, reserve)")
+	brRecordDraftLens     = newBranch("record-draft-lens", "fix record-draft-lens (PR #19120): the mirror's growth is recorded in _allocated_draft_lens")
+	brDeferDraftMirror    = newBranch("defer-draft-mirror", "fix defer-draft-mirror (PR #19231): a refused mirror defers the request")
+	brDeferFromMiddle     = newBranch("defer-from-middle-of-batch", "fix defer-draft-mirror: the deferred entry is followed by others in the batch")
+	brDeferDropsMirror    = newBranch("defer-drops-mirror", "fix defer-draft-mirror: revert_allocate_context freed the target, so the mirror goes too")
+)
+
+// update.go: update_context_resources and update_resources.
+var (
+	brContextEndCommit   = newBranch("context-end-commit", "update_context_resources: the prompt is done, try_commit_blocks and stop_committing")
+	brUpdateRecorded     = newBranch("update-rewinds-recorded-width", "update_resources: _allocated_draft_lens holds the width to rewind")
+	brUpdateRewinds      = newBranch("update-rewinds-unused-drafts", "update_resources: capacity - (allocated - accepted) shrinks the cache")
+	brUpdateKeepCapacity = newBranch("update-keeps-capacity", "update_resources: GENERATION_COMPLETE or CONTEXT_INIT, capacity=None")
+	brUpdateClamp        = newBranch("clamp-capacity", "fix clamp-capacity (PR #19120): new_capacity raised to the history")
+	brUpdateSkipDummy    = newBranch("skip-dummy-update", "fix skip-dummy-update: update_resources skips a dummy request")
+)
+
+// sample.go, executor.go: the sampler, terminations, environment.
+var (
+	brEarlyFinish        = newBranch("early-finish-eos", "handle_stop_criteria: the environment ends a request at EOS")
+	brMaxTokens          = newBranch("complete-at-max-tokens", "handle_stop_criteria: the request reaches max_tokens")
+	brAcceptedDrafts     = newBranch("accepted-draft-tokens", "SpecSampler.update_requests: accepted draft tokens extend the request")
+	brRetiredDummyObject = newBranch("batch-reads-retired-dummy", "a batch holds an attention-DP dummy object whose ID moved on to a newer dummy")
+	brDisaggReceived     = newBranch("disagg-kv-received", "KV transfer done: the request leaves DISAGG_GENERATION_TRANS_IN_PROGRESS")
+	brDisaggCompleteAtKV = newBranch("disagg-complete-at-first-token", "KV transfer done: max_tokens reached by the context server's first token")
+	brEmptyBatch         = newBranch("empty-batch", "_executor_loop: the scheduler built an empty batch, nothing is queued")
+)
+
+// adp.go, overlap.go: attention DP and the overlap loop.
+var (
+	brPadPreSchedule   = newBranch("adp-pre-schedule-dummy", "_pad_attention_dp_dummy_request: a rank with no schedulable request adds a dummy")
+	brPadPending       = newBranch("adp-dummy-pending", "_pad_attention_dp_dummy_request: with _enable_adp_dummy_fixes and a transceiver the dummy is pending rollback")
+	brPadPostSchedule  = newBranch("adp-post-schedule-dummy", "_pad_empty_attention_dp_batch: an empty batch is padded with a dummy")
+	brPadAtMaxActive   = newBranch("adp-pad-refused-max-active", "_pad_empty_attention_dp_batch: at max_num_active_requests, no pad")
+	brAddDummyFailed   = newBranch("adp-add-dummy-failed", "KVCacheManagerV2.add_dummy_requests returned None")
+	brVeto             = newBranch("can-queue-veto", "_can_queue: an empty rank vetoes the forward of a rank with work")
+	brVetoRevertsGrown = newBranch("veto-reverts-generation-growth", "_revert_gen_alloc: a vetoed generation request gives back its grown capacity")
+	brDummyRollback    = newBranch("adp-dummy-rollback", "_finalize_adp_dummy_allocation: the vetoed pending dummy is freed")
+	brRollbackMirror   = newBranch("free-unpaired-mirror", "fix free-unpaired-mirror: the rollback frees the dummy's draft mirror")
+	brDummyTerminated  = newBranch("adp-dummy-terminated", "_update_request_states_tp: the live dummy is terminated after the forward")
+	brPreviousDone     = newBranch("overlap-previous-processed", "_executor_loop_overlap: _process_previous_batch runs")
+	brPreviousInFwd    = newBranch("overlap-previous-sampled-in-forward", "_executor_loop_overlap: _update_requests(previous_batch) runs after the forward")
+	brPreviousDeferred = newBranch("overlap-previous-deferred", "_executor_loop_overlap: vetoed with work, the previous batch is deferred")
+)
+
+// pipeline.go: the pipeline loop.
+var (
+	brStageActivates    = newBranch("pp-stage-activates-requests", "_executor_loop_pp: a later stage activates the requests rank 0 had fetched")
+	brStageChunkDiffers = newBranch("pp-stage-local-chunk-differs", "_executor_loop_pp: a later stage's own context_chunk_size differs from rank 0's")
+	brStageHandles      = newBranch("pp-handle-executed-batch", "_executor_loop_pp: _handle_executed_batch on an executed micro-batch")
+)
+
+// coverageExceptions names each mechanism no built-in scenario reaches,
+// keyed "kind name", with the reason. TestEveryMechanismReachedOrExcused
+// keeps it exact: a mechanism reached again must leave this list.
+var coverageExceptions = map[string]string{
+	"branch adp-add-dummy-failed":              "the ADP scenario's target pool always has room for the one-block dummy",
+	"branch context-chunk-rounds-to-zero":      "the scenarios' budgets are multiples of chunk_unit_size",
+	"branch context-unchunked-over-budget":     "every built-in scenario runs chunked prefill",
+	"branch defer-drops-mirror":                "not yet reached: needs a deferred context request whose history passed its pre-resize capacity",
+	"branch defer-from-middle-of-batch":        "not yet reached: needs defer-draft-mirror with several requests in one batch when the draft pool refuses",
+	"branch disagg-gen-init-retry":             "the ADP scenario's target pool always holds the disaggregated prompts",
+	"branch early-finish-eos":                  "no built-in scenario turns on EarlyFinish",
+	"branch empty-batch":                       "the non-overlap scenarios never schedule an empty batch while a request is active",
+	"branch evict-for-generation":              "not yet reached: needs a generation request that cannot grow while a started victim is ACTIVE behind it",
+	"branch evict-reuse-tree-block":            "not yet reached: needs a pool that runs short while it holds unreferenced reuse blocks",
+	"branch evict-suspended-to-host":           "no built-in scenario has a host tier",
+	"branch generation-draft-refusal-reverts":  "not yet reached: needs a paired draft pool, or joint-admission with a full draft pool at a generation step",
+	"branch generation-token-budget-stop":      "the scenarios' max_num_tokens always fits the generation requests",
+	"branch index-mapper-full":                 "every built-in scenario has at least as many IndexMapper slots as live requests",
+	"branch max-batch-size-reached":            "no built-in scenario has more schedulable requests than max_batch_size",
+	"branch paired-draft-prepare-failed":       "no built-in scenario has a paired draft pool",
+	"branch paired-reuse-claim-capped":         "no built-in scenario has a paired draft pool",
+	"branch pause-keeps-generated-tokens":      "not yet reached: no scenario recompute-pauses a generating request",
+	"branch pending-context-certainly-blocked": "not yet reached: needs 00746ef with a suspended mirror above the resume gate",
+	"branch pp-stage-local-chunk-differs":      "not yet reached: pp-stage-divergence's real code fails before a stage's chunk size differs",
+	"branch preempt-for-pages":                 "not yet reached: needs a context allocation failure while a started request outside the pass is ACTIVE",
+	"branch recompute-pause-evicted-fallback":  "no built-in scenario has a host tier",
+	"branch recompute-pause-for-generation":    "not yet reached: needs a generation request that cannot grow while a started victim is behind it",
+	"branch recompute-pause-request":           "not yet reached: no scenario recompute-pauses a request",
+	"branch reserve-widens-draft-slots":        "every built-in scenario has reserve_draft_tokens = max_draft_len",
+	"branch resume-from-host":                  "no built-in scenario has a host tier",
+	"branch resume-host-refused":               "no built-in scenario has a host tier",
+	"branch reused-prefix-then-chunks":         "the seed scenarios' shared prefix leaves one chunk to prefill",
+	"branch revert-context-drop":               "not yet reached: needs a context revert after the history passed the pre-resize capacity",
+	"branch revert-generation-not-active":      "not yet reached: needs a veto or defer of a generation request whose cache was suspended",
+	"branch skip-dummy-update":                 "the ADP scenario fails on the leak before skip-dummy-update's guard matters",
+	"branch update-keeps-capacity":             "not yet reached: needs update_resources on a GENERATION_COMPLETE or CONTEXT_INIT request with an ACTIVE cache",
+	"branch veto-reverts-generation-growth":    "not yet reached: needs a veto while a real generation request holds grown capacity",
+	"raise context-update-failed":              "unreachable by construction: _resize_context_history keeps the capacity, so the resize allocates nothing and never returns False; kept to mirror the real ValueError",
+	"raise draft-generation-resize-failed":     "the seed scenarios' draft pools fill at the context resize first",
+	"raise draft-mirror-exhausted":             "needs a draft IndexMapper smaller than the target's; no built-in scenario has one",
+	"raise generation-update-failed":           "only clamp-capacity can make update_resources grow a cache, and no scenario under that fix runs out of pages at the update",
+	"raise history-decreased":                  "no modeled path lowers a history in the built-in scenarios",
+	"raise mirror-missing":                     "needs a draft IndexMapper smaller than the target's; no built-in scenario has one",
+	"raise resize-not-active":                  "unreachable by construction: every modeled caller resumes the cache or checks ACTIVE before resizing; kept to mirror the real assert",
+	"raise revert-generation-failed":           "unreachable by construction: revert_allocate_generation only shrinks, and a shrinking resize allocates nothing so never returns False; kept to mirror the real RuntimeError",
+}
+
+// CoverageException returns why mechanism name of kind is not reached by
+// the built-in scenarios, or "" when it should be.
+func CoverageException(kind CoverageKind, name string) string {
+	return coverageExceptions[string(kind)+" "+name]
+}

@@ -1,0 +1,172 @@
+package spec
+
+import "sync/atomic"
+
+// Branch names one distinct behaviour of the real code that the spec
+// models (a refusal, a raise, a fallback, an eviction rung, a fix's code
+// path), so a run can report whether it exercised it. A branch is declared
+// with one line next to the code that models it:
+//
+//	var brResumeRefused = newBranch("resume-refused", "_KVCache.resume: utilization above max_util_for_resume")
+//
+// and marked where the behaviour happens with v.hit(brResumeRefused) (or
+// sp.hit on a *Spec). Marking costs a nil check when no coverage is
+// collected.
+type Branch uint16
+
+// branchDef is one registered branch: its stable name and the TensorRT-LLM
+// function (and branch of it) it models.
+type branchDef struct {
+	name   string
+	models string
+}
+
+// branchDefs is the registry newBranch fills at package initialization.
+var branchDefs []branchDef
+
+// newBranch registers a branch. Names are unique (a duplicate panics at
+// init, so it cannot ship).
+func newBranch(name, models string) Branch {
+	for _, d := range branchDefs {
+		if d.name == name {
+			panic("spec: branch " + name + " registered twice")
+		}
+	}
+	branchDefs = append(branchDefs, branchDef{name: name, models: models})
+	return Branch(len(branchDefs) - 1)
+}
+
+// Name is the branch's stable name.
+func (b Branch) Name() string { return branchDefs[b].name }
+
+// Models names the real function and branch the spec branch models.
+func (b Branch) Models() string { return branchDefs[b].models }
+
+// Branches lists every registered branch in registration order.
+func Branches() []Branch {
+	out := make([]Branch, len(branchDefs))
+	for i := range out {
+		out[i] = Branch(i)
+	}
+	return out
+}
+
+// Coverage counts what the spec's transitions exercised: per action kind,
+// per registered branch, and per exception the real code raises. It is an
+// optional sink: set Spec.Cover to collect, leave it nil for none. The
+// counts never feed back into a state, so the spec stays deterministic;
+// the counters are atomic because the checker's workers call Next
+// concurrently.
+type Coverage struct {
+	actions  [numActionKinds]atomic.Uint64
+	raises   [numErrorTexts]atomic.Uint64
+	branches []atomic.Uint64
+}
+
+// NewCoverage returns an empty coverage sink sized for every branch.
+func NewCoverage() *Coverage {
+	return &Coverage{branches: make([]atomic.Uint64, len(branchDefs))}
+}
+
+// hit counts one pass through branch b.
+func (c *Coverage) hit(b Branch) {
+	if c != nil {
+		c.branches[b].Add(1)
+	}
+}
+
+// transition counts one Next from s by a to next: the action kind and,
+// when it raised, the exception.
+func (c *Coverage) transition(s *State, a *Action, next *State) {
+	if a.Kind < numActionKinds {
+		c.actions[a.Kind].Add(1)
+	}
+	if next.Crash.Happened && !s.Crash.Happened {
+		c.raises[next.Crash.Error].Add(1)
+	}
+}
+
+// hit counts branch b in the rank view's coverage sink, if any.
+func (v rankView) hit(b Branch) { v.cov.hit(b) }
+
+// hit counts branch b in the spec's coverage sink, if any.
+func (sp *Spec) hit(b Branch) { sp.Cover.hit(b) }
+
+// CoverageKind says what a coverage row counts.
+type CoverageKind string
+
+// The kinds of coverage rows, in the order a table lists them.
+const (
+	CoverAction CoverageKind = "action"
+	CoverBranch CoverageKind = "branch"
+	CoverRaise  CoverageKind = "raise"
+)
+
+// CoverageRow is one mechanism with the number of transitions that
+// exercised it.
+type CoverageRow struct {
+	Kind CoverageKind
+	Name string
+	// Models is the real code the row stands for.
+	Models string
+	Count  uint64
+}
+
+// Rows returns every mechanism the coverage can count, reached or not: the
+// action kinds, the registered branches, then the exceptions.
+func (c *Coverage) Rows() []CoverageRow {
+	var out []CoverageRow
+	for k := ActArrive; k < numActionKinds; k++ {
+		out = append(out, CoverageRow{Kind: CoverAction, Name: k.String(), Models: actionModels[k], Count: c.actions[k].Load()})
+	}
+	for i := range c.branches {
+		b := Branch(i)
+		out = append(out, CoverageRow{Kind: CoverBranch, Name: b.Name(), Models: b.Models(), Count: c.branches[i].Load()})
+	}
+	for e := ErrNone + 1; e < numErrorTexts; e++ {
+		out = append(out, CoverageRow{Kind: CoverRaise, Name: raiseNames[e], Models: errorTemplates[e], Count: c.raises[e].Load()})
+	}
+	return out
+}
+
+// Add adds the counts of o to c.
+func (c *Coverage) Add(o *Coverage) {
+	for i := range c.actions {
+		c.actions[i].Add(o.actions[i].Load())
+	}
+	for i := range c.raises {
+		c.raises[i].Add(o.raises[i].Load())
+	}
+	for i := range c.branches {
+		c.branches[i].Add(o.branches[i].Load())
+	}
+}
+
+// actionModels names the real code each action kind runs.
+var actionModels = [numActionKinds]string{
+	ActArrive:           "request fetch at the start of _prepare_and_schedule_batch (environment)",
+	ActSchedule:         "_prepare_and_schedule_batch: KVCacheV2Scheduler.schedule_request",
+	ActPrepareResources: "ResourceManager.prepare_resources (_prepare_draft_resources)",
+	ActForward:          "forward, sampling and _update_request_states",
+	ActUpdate:           "_update_v2_context_resources, _handle_responses, update_resources",
+	ActFetch:            "attention-DP allgather in _fetch_and_activate_new_requests",
+	ActCanQueue:         "PyExecutor._can_queue",
+	ActUpdateResources:  "_executor_loop_overlap: _process_previous_batch or its deferral",
+	ActReceiveKV:        "disaggregated KV transfer completes (environment)",
+	ActHandle:           "_executor_loop_pp: _handle_executed_batch",
+}
+
+// raiseNames are short stable names of the exceptions, for coverage rows.
+var raiseNames = [numErrorTexts]string{
+	ErrHistoryDecreased:       "history-decreased",
+	ErrHistoryExceedsCapacity: "history-exceeds-capacity",
+	ErrDraftResume:            "draft-resume-failed",
+	ErrDraftContextResize:     "draft-context-resize-failed",
+	ErrDraftGenerationResize:  "draft-generation-resize-failed",
+	ErrDraftMirrorExhausted:   "draft-mirror-exhausted",
+	ErrMirrorMissing:          "mirror-missing",
+	ErrGenerationUpdate:       "generation-update-failed",
+	ErrContextUpdate:          "context-update-failed",
+	ErrRevertGeneration:       "revert-generation-failed",
+	ErrResizeNotActive:        "resize-not-active",
+}

@@ -1,0 +1,152 @@
+package spec
+
+import (
+	"flag"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kvcheck/kvcheck/model"
+)
+
+var updateCoverage = flag.Bool("update-coverage", false, "rewrite testdata/coverage.golden from the built-in scenarios")
+
+const coverageGolden = "testdata/coverage.golden"
+
+// scenarioCoverage runs every variant of sc the way `kvcheck check` does
+// (its depth, every fix set) with a coverage sink and returns the names of
+// the mechanisms reached, as "kind name".
+func scenarioCoverage(t *testing.T, sc *Scenario) []string {
+	t.Helper()
+	cov := NewCoverage()
+	for _, fixes := range sc.Variants() {
+		sp, err := sc.Spec(fixes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp.Cover = cov
+		model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, MaxStates: sc.MaxStates, Workers: 1})
+	}
+	var out []string
+	for _, r := range cov.Rows() {
+		if r.Count > 0 {
+			out = append(out, string(r.Kind)+" "+r.Name)
+		}
+	}
+	return out
+}
+
+// TestCoverageNotLost fails when a mechanism some built-in scenario used
+// to reach is no longer reached (or a scenario reaches a new one, so the
+// pin stays exact). The pins are testdata/coverage.golden, one
+// "scenario kind name" per line.
+func TestCoverageNotLost(t *testing.T) {
+	var got []string
+	for _, sc := range Scenarios() {
+		for _, m := range scenarioCoverage(t, sc) {
+			got = append(got, sc.Name+" "+m)
+		}
+	}
+	sort.Strings(got)
+	if *updateCoverage {
+		if err := os.WriteFile(coverageGolden, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	data, err := os.ReadFile(coverageGolden)
+	if err != nil {
+		t.Fatalf("%v\nreproduce: go test ./spec -run TestCoverageNotLost -update-coverage", err)
+	}
+	want := strings.Split(strings.TrimSpace(string(data)), "\n")
+	have := map[string]bool{}
+	for _, g := range got {
+		have[g] = true
+	}
+	pinned := map[string]bool{}
+	for _, w := range want {
+		pinned[w] = true
+		if !have[w] {
+			t.Errorf("scenario no longer reaches: %s", w)
+		}
+	}
+	for _, g := range got {
+		if !pinned[g] {
+			t.Errorf("scenario newly reaches (pin it if meant): %s", g)
+		}
+	}
+	if t.Failed() {
+		t.Log("reproduce: go test ./spec -run TestCoverageNotLost -update-coverage (after checking the change is meant)")
+	}
+}
+
+// TestEveryMechanismReachedOrExcused: the built-in scenarios together
+// reach every registered mechanism, except those named in
+// CoverageExceptions with the reason; an exception that is reached after
+// all is stale and fails too.
+func TestEveryMechanismReachedOrExcused(t *testing.T) {
+	reached := map[string]bool{}
+	for _, sc := range Scenarios() {
+		for _, m := range scenarioCoverage(t, sc) {
+			reached[m] = true
+		}
+	}
+	for _, r := range NewCoverage().Rows() {
+		key := string(r.Kind) + " " + r.Name
+		reason := CoverageException(r.Kind, r.Name)
+		switch {
+		case !reached[key] && reason == "":
+			t.Errorf("%s (%s) is reached by no built-in scenario and has no stated exception", key, r.Models)
+		case reached[key] && reason != "":
+			t.Errorf("%s is reached now; drop its exception %q", key, reason)
+		}
+	}
+	if t.Failed() {
+		t.Log("reproduce: go run ./cmd/kvcheck check --cover")
+	}
+}
+
+// TestCoverageOffCountsNothing: a spec without a sink counts nothing and
+// explores exactly what a spec with one does (the sink never feeds back).
+func TestCoverageOffCountsNothing(t *testing.T) {
+	sc := Scenarios()[0]
+	sp, err := sc.Spec(sc.Variants()[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1})
+	sp.Cover = NewCoverage()
+	counted := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 2})
+	if plain.States != counted.States || plain.Transitions != counted.Transitions {
+		t.Fatalf("with coverage %d states %d transitions, without %d %d", counted.States, counted.Transitions, plain.States, plain.Transitions)
+	}
+	var actions uint64
+	for _, r := range sp.Cover.Rows() {
+		if r.Kind == CoverAction {
+			actions += r.Count
+		}
+	}
+	if actions != uint64(counted.Transitions) {
+		t.Fatalf("actions counted %d, transitions %d", actions, counted.Transitions)
+	}
+}
+
+// TestBranchesSayWhatTheyModel: every branch names the real code it
+// models, and every exception names a registered mechanism.
+func TestBranchesSayWhatTheyModel(t *testing.T) {
+	for _, b := range Branches() {
+		if b.Models() == "" {
+			t.Errorf("branch %s: no models text", b.Name())
+		}
+	}
+	known := map[string]bool{}
+	for _, r := range NewCoverage().Rows() {
+		known[string(r.Kind)+" "+r.Name] = true
+	}
+	for key := range coverageExceptions {
+		if !known[key] {
+			t.Errorf("coverage exception %q names no mechanism", key)
+		}
+	}
+}
