@@ -21,17 +21,41 @@ func (v rankView) activeCount() int {
 	return n
 }
 
-// schedulableCount is _count_schedulable_active_requests: active requests
-// other than dummies and requests still receiving KV.
+// schedulableCount is _count_schedulable_active_requests (py_executor.py
+// at 2829508, the path without the scheduler-aware ADP dummy): without a KV
+// cache transceiver every active request counts (len(active_requests),
+// the dummy and finished-but-not-freed requests included); with one,
+// every active request but those in DISAGG_GENERATION_INIT or
+// DISAGG_GENERATION_TRANS_IN_PROGRESS.
 func (v rankView) schedulableCount() int {
+	if !v.cfg.KVTransceiver {
+		return v.activeCount()
+	}
 	n := 0
-	for id := 1; id < MaxIDs; id++ {
-		switch v.rank.Requests[id].State {
-		case ContextInit, GenerationInProgress, DisaggGenerationInit:
+	for id := range v.rank.Requests {
+		switch st := v.rank.Requests[id].State; {
+		case !st.isActive(), st == DisaggGenerationInit, st == DisaggTransmission:
+		default:
 			n++
 		}
 	}
 	return n
+}
+
+// hasAdpDummyKVCapacity is PyExecutor._has_adp_dummy_kv_capacity (py_executor.py
+// at 2829508), which both pads check before add_dummy_requests: a
+// generation dummy needs token_num = 1 + max_total_draft_tokens, and
+// get_num_available_tokens(token_num_upper_bound=token_num,
+// max_num_draft_tokens=D) must reach it. The spec takes the available
+// tokens as the pages the pool could still give (free, droppable reuse
+// blocks, evictable pages of suspended caches) times tokens_per_block, less
+// the D draft tokens reserved (INFER: the V2 manager's
+// get_num_available_tokens was not read). It does not look at IndexMapper
+// slots, so add_dummy_requests can still fail after it passes.
+func (v rankView) hasAdpDummyKVCapacity() bool {
+	tokenNum := 1 + int(v.cfg.MaxDraftLen)
+	pages := int(v.pool(Target).Free) + v.droppableBlocks(Target) + v.evictableBlocks(Target, dummyID)
+	return pages*int(v.cfg.TokensPerBlock)-int(v.cfg.MaxDraftLen) >= tokenNum
 }
 
 // liveDummy reports whether a request with the dummy ID is in
@@ -95,13 +119,18 @@ func (v rankView) addDummyRequest() bool {
 }
 
 // padAttentionDPDummyRequest is _pad_attention_dp_dummy_request, before
-// scheduling: a rank with no schedulable request while the fleet has work
-// adds a generation dummy. Only with _enable_adp_dummy_fixes and a KV cache
+// scheduling (py_executor.py at 2829508): a rank with no schedulable
+// request (schedulableCount) while the fleet has work adds a generation
+// dummy, if _has_adp_dummy_kv_capacity says it fits. Only with _enable_adp_dummy_fixes and a KV cache
 // transceiver is it registered as _pending_adp_dummy_request (and skipped
 // while a live dummy exists); otherwise it lives until a forward
 // terminates it.
 func (v rankView) padAttentionDPDummyRequest() {
 	if !v.cfg.AttentionDP || v.rank.ExpectedActive == 0 || v.schedulableCount() > 0 || v.liveDummy() {
+		return
+	}
+	if !v.hasAdpDummyKVCapacity() {
+		v.hit(brPadNoKVCapacity)
 		return
 	}
 	if !v.addDummyRequest() {
@@ -118,7 +147,8 @@ func (v rankView) padAttentionDPDummyRequest() {
 // padEmptyAttentionDPBatch is _pad_empty_attention_dp_batch, after
 // scheduling: an empty batch on a rank with active requests is padded with
 // a generation dummy (py_skip_gen_alloc_revert, always pending) unless the
-// rank is at max_num_active_requests or already has a live dummy.
+// rank is at max_num_active_requests, already has a live dummy, or fails
+// _has_adp_dummy_kv_capacity.
 func (v rankView) padEmptyAttentionDPBatch() {
 	b := &v.rank.Batch
 	if !v.cfg.AttentionDP || b.Count != 0 || v.activeCount() == 0 || v.rank.ExpectedActive == 0 {
@@ -129,6 +159,10 @@ func (v rankView) padEmptyAttentionDPBatch() {
 		return
 	}
 	if v.liveDummy() {
+		return
+	}
+	if !v.hasAdpDummyKVCapacity() {
+		v.hit(brPadNoKVCapacity)
 		return
 	}
 	if !v.addDummyRequest() {

@@ -201,3 +201,37 @@ func TestDummyIncarnationsStayCanonical(t *testing.T) {
 		t.Fatal("a snapshot no entry references was kept")
 	}
 }
+
+// TestPadAttentionDPDummyRequestCount covers correction 5
+// (_pad_attention_dp_dummy_request, _count_schedulable_active_requests and
+// _has_adp_dummy_kv_capacity in py_executor.py at 2829508): with a KV cache
+// transceiver, requests in DISAGG_GENERATION_INIT or receiving KV do not
+// count, so a rank holding only those pads a dummy; without one, every
+// active request counts; and no dummy is added when the pool cannot hold
+// its 1 + max_total_draft_tokens tokens (plus the draft reserve).
+func TestPadAttentionDPDummyRequestCount(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		transceiver bool
+		state       RequestState
+		free        uint8
+		padded      bool
+	}{
+		{"disagg-init excluded", true, DisaggGenerationInit, 8, true},
+		{"receiving excluded", true, DisaggTransmission, 8, true},
+		{"context counts", true, ContextInit, 8, false},
+		{"no transceiver: everything counts", false, DisaggTransmission, 8, false},
+		{"no KV capacity for the dummy", true, DisaggGenerationInit, 0, false},
+	} {
+		sp, s := adpFixture(t, 0)
+		sp.Config.KVTransceiver = tt.transceiver
+		v := sp.view(s, 0)
+		v.rank.ExpectedActive = 1
+		v.rank.Requests[1] = Request{State: tt.state, Incarnation: 1, Prompt: 4}
+		v.pool(Target).Free = tt.free
+		v.padAttentionDPDummyRequest()
+		if got := v.liveDummy(); got != tt.padded {
+			t.Errorf("%s: padded=%v, want %v", tt.name, got, tt.padded)
+		}
+	}
+}

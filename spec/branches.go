@@ -59,7 +59,8 @@ var (
 	brUnchunkedOverBudget   = newBranch("context-unchunked-over-budget", "_try_schedule_context without chunking: the prompt exceeds the token budget, STOP")
 	brContextAllocFailed    = newBranch("context-allocation-failed", "_try_allocate_context returned False")
 	brPreemptForPages       = newBranch("preempt-for-pages", "_try_preempt_for_pages: a started request not in this pass is freed and recompute-paused")
-	brFirstChunkDropped     = newBranch("first-chunk-dropped", "_try_schedule_context: an unscheduled first chunk frees its caches and rewinds its cursor")
+	brFirstChunkDropped     = newBranch("first-chunk-dropped", "_try_schedule_context (PR #19202, 00746ef): an unscheduled first chunk frees its caches and rewinds its cursor")
+	brFirstChunkSuspended   = newBranch("first-chunk-suspended", "_try_schedule_context (v1.3.0rc25, before PR #19202): an unscheduled first chunk is only suspended")
 	brReusedThenChunks      = newBranch("reused-prefix-then-chunks", "_try_schedule_context_chunked: a later chunk of a request that reused a prefix")
 	brPairedReuseCapped     = newBranch("paired-reuse-claim-capped", "_prepare_context_pair (paired): the shallower pool's match caps the other's claim")
 	brPairedDraftFailed     = newBranch("paired-draft-prepare-failed", "_prepare_context_pair (paired): prepare_context_cache on the draft failed, both suspended")
@@ -111,6 +112,7 @@ var (
 	brPadPostSchedule  = newBranch("adp-post-schedule-dummy", "_pad_empty_attention_dp_batch: an empty batch is padded with a dummy")
 	brPadAtMaxActive   = newBranch("adp-pad-refused-max-active", "_pad_empty_attention_dp_batch: at max_num_active_requests, no pad")
 	brAddDummyFailed   = newBranch("adp-add-dummy-failed", "KVCacheManagerV2.add_dummy_requests returned None")
+	brPadNoKVCapacity  = newBranch("adp-pad-no-kv-capacity", "_has_adp_dummy_kv_capacity: the pool cannot hold the dummy, no pad")
 	brVeto             = newBranch("can-queue-veto", "_can_queue: an empty rank vetoes the forward of a rank with work")
 	brVetoRevertsGrown = newBranch("veto-reverts-generation-growth", "_revert_gen_alloc: a vetoed generation request gives back its grown capacity")
 	brDummyRollback    = newBranch("adp-dummy-rollback", "_finalize_adp_dummy_allocation: the vetoed pending dummy is freed")
@@ -164,13 +166,15 @@ var coverageExceptions = map[string]string{
 	"branch revert-generation-not-active":      "not yet reached: needs a veto or defer of a generation request whose cache was suspended",
 	"branch skip-dummy-update":                 "the ADP scenario fails on the leak before skip-dummy-update's guard matters",
 	"branch update-keeps-capacity":             "not yet reached: needs update_resources on a GENERATION_COMPLETE or CONTEXT_INIT request with an ACTIVE cache",
-	"branch veto-reverts-generation-growth":    "not yet reached: needs a veto while a real generation request holds grown capacity",
+	"branch adp-pad-no-kv-capacity":            "the ADP scenario's target pool always has room for the dummy's tokens",
 	"raise context-update-failed":              "unreachable by construction: _resize_context_history keeps the capacity, so the resize allocates nothing and never returns False; kept to mirror the real ValueError",
 	"raise draft-generation-resize-failed":     "the seed scenarios' draft pools fill at the context resize first",
 	"raise draft-mirror-exhausted":             "needs a draft IndexMapper smaller than the target's; no built-in scenario has one",
 	"raise generation-update-failed":           "only clamp-capacity can make update_resources grow a cache, and no scenario under that fix runs out of pages at the update",
 	"raise history-decreased":                  "no modeled path lowers a history in the built-in scenarios",
 	"raise mirror-missing":                     "needs a draft IndexMapper smaller than the target's; no built-in scenario has one",
+	"raise request-not-in-index-mapper":        "at v1.3.0rc25 a later stage keeps a failed first chunk's cache (suspended, still mapped); pp-stage-divergence at 00746ef reaches it",
+	"raise dummy-none-indexed":                 "only under the pre-fix switch of TensorRT-LLM PR #14286",
 	"raise resize-not-active":                  "unreachable by construction: every modeled caller resumes the cache or checks ACTIVE before resizing; kept to mirror the real assert",
 	"raise revert-generation-failed":           "unreachable by construction: revert_allocate_generation only shrinks, and a shrinking resize allocates nothing so never returns False; kept to mirror the real RuntimeError",
 }

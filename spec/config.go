@@ -183,9 +183,20 @@ type Config struct {
 	// ResumeGatePercent is max_util_for_resume in percent: _KVCache.resume
 	// refuses while the pool's utilization exceeds it.
 	ResumeGatePercent uint8 `kv:"max_util_for_resume" doc:"resume gate in percent"`
-	// HostTier says a cache tier below GPU exists, so pages of suspended
-	// caches can be evicted to host to make room.
-	HostTier bool `kv:"host_tier" doc:"a cache tier below GPU exists"`
+	// HostTier says a cache tier below GPU exists (the host tier), so pages
+	// of suspended caches can be evicted to it to make room on GPU. The real
+	// manager provisions one automatically unless host_cache_size is set or
+	// a KV connector is attached (KVCacheManagerV2.__init__,
+	// _compute_auto_host_tier_quota, kv_cache_manager_v2.py at 00746ef).
+	HostTier bool `kv:"host_tier" doc:"a cache tier below GPU exists (auto-provisioned unless host_cache_size is set)"`
+	// HostBlocks is the host tier's pages per pool and rank (0: as many as
+	// the pool has on GPU, the auto-provisioned size). StageHostBlocks
+	// sets a pipeline stage's own (0: HostBlocks): the host quota is
+	// MIN-reduced across ranks in bytes, not tokens
+	// (_sync_host_tier_quota), so stages whose bytes per token differ get
+	// different host page counts.
+	HostBlocks      uint8           `kv:"host_blocks" doc:"host-tier pages per pool and rank (0 = as many as on GPU)"`
+	StageHostBlocks [MaxRanks]uint8 `kv:"stage_host_blocks" doc:"host-tier pages per pipeline stage, stage 0 first (0 = host_blocks)"`
 	// RecomputePause is the scheduler's enable_recompute_pause (default True
 	// in the real code): the eviction ladder may free a started victim's
 	// caches so it re-prefills later.
@@ -331,12 +342,12 @@ func (c *Config) Validate() error {
 			for _, stage := range []struct {
 				name   string
 				blocks uint8
-			}{{"stage_target_blocks", c.StageTargetBlocks[r]}, {"stage_draft_blocks", c.StageDraftBlocks[r]}} {
+			}{{"stage_target_blocks", c.StageTargetBlocks[r]}, {"stage_draft_blocks", c.StageDraftBlocks[r]}, {"stage_host_blocks", c.StageHostBlocks[r]}} {
 				switch {
 				case stage.blocks == 0:
 				case r >= int(c.Ranks) || c.Loop != PipelineLoop:
 					bad("%s: stage %d set, but the configuration has %d pipeline stage(s)", stage.name, r, map[bool]uint8{true: c.Ranks, false: 0}[c.Loop == PipelineLoop])
-				case int(stage.blocks) < need:
+				case int(stage.blocks) < need && stage.name != "stage_host_blocks":
 					bad("%s: stage %d must hold the longest request (%d blocks of %d tokens), got %d", stage.name, r, need, c.TokensPerBlock, stage.blocks)
 				}
 			}
@@ -383,6 +394,20 @@ func (c *Config) poolBlocksOn(r uint8, p PoolKind) uint8 {
 		return stage[r]
 	}
 	return c.poolBlocks(p)
+}
+
+// hostBlocksOn is the host-tier page count of pool p on rank r (0 without
+// a host tier).
+func (c *Config) hostBlocksOn(r uint8, p PoolKind) uint8 {
+	switch {
+	case !c.HostTier:
+		return 0
+	case c.Loop == PipelineLoop && c.StageHostBlocks[r] != 0:
+		return c.StageHostBlocks[r]
+	case c.HostBlocks != 0:
+		return c.HostBlocks
+	}
+	return c.poolBlocksOn(r, p)
 }
 
 // equalizeStagePools sizes every stage's pools like the smallest stage's

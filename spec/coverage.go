@@ -169,4 +169,6 @@ var raiseNames = [numErrorTexts]string{
 	ErrContextUpdate:          "context-update-failed",
 	ErrRevertGeneration:       "revert-generation-failed",
 	ErrResizeNotActive:        "resize-not-active",
+	ErrUnmappedRequest:        "request-not-in-index-mapper",
+	ErrDummyNone:              "dummy-none-indexed",
 }

@@ -16,6 +16,8 @@ const (
 	FnUpdateContextResources
 	FnRevertAllocateGeneration
 	FnResize
+	FnCopyBatchBlockOffsets
+	FnAddDummyRequests
 	numFunctions
 )
 
@@ -26,6 +28,8 @@ var functionNames = [numFunctions]string{
 	FnUpdateContextResources:   "update_context_resources",
 	FnRevertAllocateGeneration: "revert_allocate_generation",
 	FnResize:                   "resize",
+	FnCopyBatchBlockOffsets:    "copy_batch_block_offsets",
+	FnAddDummyRequests:         "_pad_attention_dp_dummy_request",
 }
 
 func (f Function) String() string { return functionNames[f] }
@@ -69,6 +73,13 @@ const (
 	// ErrResizeNotActive is a resize of a cache that is not ACTIVE (C++
 	// TLLM_CHECK_DEBUG; an assert in the Python backend).
 	ErrResizeNotActive
+	// ErrUnmappedRequest is the TLLM_CHECK of IndexMapper::getIndex
+	// (kvCacheManagerV2Utils.cpp) that copy_batch_block_offsets reaches for
+	// a batch request ID the manager holds no cache for.
+	ErrUnmappedRequest
+	// ErrDummyNone is the TypeError of indexing add_dummy_requests' None
+	// result (before TensorRT-LLM PR #14286).
+	ErrDummyNone
 	numErrorTexts
 )
 
@@ -104,6 +115,8 @@ var errorTemplates = [numErrorTexts]string{
 	ErrContextUpdate:          "ValueError: Failed to resize history length of KV cache for request {id} at context update",
 	ErrRevertGeneration:       "RuntimeError: Failed to revert KV cache capacity for request {id}",
 	ErrResizeNotActive:        "AssertionError: resize of request {id} whose KV cache is not ACTIVE",
+	ErrUnmappedRequest:        "RuntimeError: Request ID not found in IndexMapper (request {id})",
+	ErrDummyNone:              "TypeError: 'NoneType' object is not subscriptable (add_dummy_requests returned None for request {id})",
 }
 
 // crash moves the engine to the crashed state unless it already crashed:

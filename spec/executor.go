@@ -80,6 +80,9 @@ func (sp *Spec) prepareResources(s *State, r uint8) {
 func (sp *Spec) forward(s *State, a *Action) {
 	v := sp.view(s, a.Rank)
 	b := &v.rank.Batch
+	if !v.copyBatchBlockOffsets(b) {
+		return
+	}
 	v.recordSample(b, a)
 	v.updateRequestStates(b)
 	v.applySample(b)

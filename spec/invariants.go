@@ -33,7 +33,7 @@ func (sp *Spec) Invariants() []model.Invariant[State] {
 		},
 		{
 			Name:  InvPoolConservation,
-			Doc:   "free pages + pages held by caches + reuse-tree blocks = pool size, shared blocks counted once",
+			Doc:   "free pages + pages held by caches + reuse-tree blocks = pool size, shared blocks counted once; pages offloaded to the host tier fit it",
 			Check: sp.checkPoolConservation,
 		},
 		{
@@ -166,6 +166,13 @@ func (sp *Spec) checkPoolConservation(s *State) *model.Failure {
 						r, p, id, c.Shared)}
 				}
 				total += blocks - int(c.Shared) - int(c.Offloaded)
+			}
+			offloaded := 0
+			for id := range pool.Caches {
+				offloaded += int(pool.Caches[id].Offloaded)
+			}
+			if host := int(sp.Config.hostBlocksOn(r, p)); offloaded > host {
+				return &model.Failure{Message: fmt.Sprintf("rank %d %s pool: %d pages offloaded to a host tier of %d", r, p, offloaded, host)}
 			}
 			if want := int(sp.Config.poolBlocksOn(r, p)); total != want {
 				return &model.Failure{Message: fmt.Sprintf("rank %d %s pool: free %d + held + tree blocks = %d, pool has %d",

@@ -54,6 +54,9 @@ func (r *Rank) shouldProcessPreviousBatch() bool {
 // batch.
 func (sp *Spec) forwardOverlap(s *State, a *Action) {
 	v := sp.view(s, a.Rank)
+	if !v.copyBatchBlockOffsets(&v.rank.Batch) {
+		return
+	}
 	v.recordSample(&v.rank.Batch, a)
 	if v.rank.Previous.Count > 0 && v.rank.shouldProcessPreviousBatch() {
 		v.hit(brPreviousInFwd)

@@ -46,6 +46,17 @@ func (sp *Spec) pipelineStart(s *State) {
 // objects (to_scheduler_result: rank 0's IDs and last-chunk classification,
 // the local context_chunk_size), then prepare_resources and the forward.
 // The last stage samples: the action carries the environment's choices.
+//
+// Recompute pause (correction 4): _executor_loop_pp at 2829508 runs
+// _terminate_recompute_paused_requests and _pause_recompute_paused_requests
+// on scheduled_batch, which on a later stage is the batch rebuilt by
+// to_scheduler_result. SerializableSchedulerOutput carries context, last
+// chunk, generation, paused and disagg gen-init IDs, and no
+// recompute-paused list (read in scheduler.py; the fields are the same in
+// every version read), so the rebuilt batch's recompute_paused_requests is
+// empty: a later stage pauses nobody. Its local scheduler's victims have
+// their caches freed (schedulePass) but keep their state, and rank 0's
+// victims are not reset on the later stage either.
 func (sp *Spec) pipelineFollow(s *State, a *Action) {
 	r := a.Rank
 	v := sp.view(s, r)
@@ -56,7 +67,7 @@ func (sp *Spec) pipelineFollow(s *State, a *Action) {
 			sp.activate(v.rank, id)
 		}
 	}
-	v.scheduleRequest(sp.Fixes)
+	v.schedulePass(sp.Fixes)
 	if s.Crash.Happened {
 		return
 	}
@@ -88,7 +99,7 @@ func (sp *Spec) pipelineForward(s *State, r uint8, a *Action) {
 	}
 	v.padDynamicDraftLen(b)
 	v.prepareDraftResources(sp.Fixes)
-	if s.Crash.Happened {
+	if s.Crash.Happened || !v.copyBatchBlockOffsets(b) {
 		return
 	}
 	if sp.Config.isLastStage(r) && a != nil {

@@ -87,9 +87,12 @@ func (v rankView) droppableBlocks(p PoolKind) int {
 }
 
 // evictableBlocks counts GPU pages of suspended caches other than except
-// that can move to the host tier (none without a tier below GPU).
+// that can move to the host tier now: their held pages, up to the host
+// tier's free pages (none without a tier below GPU). A full host tier
+// takes nothing more (the spec models no tier below host).
 func (v rankView) evictableBlocks(p PoolKind, except uint8) int {
-	if !v.cfg.HostTier {
+	hostFree := v.hostFreeBlocks(p)
+	if hostFree == 0 {
 		return 0
 	}
 	n := 0
@@ -100,8 +103,22 @@ func (v rankView) evictableBlocks(p PoolKind, except uint8) int {
 			n += int(v.heldBlocks(c))
 		}
 	}
-	return n
+	return min(n, hostFree)
 }
+
+// hostFreeBlocks is the host tier's free pages for pool p: its size
+// (Config.hostBlocksOn) less the pages caches have offloaded to it.
+func (v rankView) hostFreeBlocks(p PoolKind) int {
+	free := int(v.cfg.hostBlocksOn(v.r, p))
+	pool := v.pool(p)
+	for id := range pool.Caches {
+		free -= int(pool.Caches[id].Offloaded)
+	}
+	return max(free, 0)
+}
+
+// noCache is an ID no cache has, for "no exception" in evictableBlocks.
+const noCache = 0xff
 
 // allocatePages takes n GPU pages in pool p for request except, the way the
 // storage manager does: free pages first, then unreferenced reuse-tree
@@ -136,7 +153,7 @@ func (v rankView) allocatePages(p PoolKind, n int, except uint8) bool {
 		if uint8(id) == except || c.Status != Suspended || !v.cfg.HostTier {
 			continue
 		}
-		take := min(int(v.heldBlocks(c)), need)
+		take := min(int(v.heldBlocks(c)), need, v.hostFreeBlocks(p))
 		if take > 0 {
 			v.hit(brEvictToHost)
 		}
@@ -149,11 +166,14 @@ func (v rankView) allocatePages(p PoolKind, n int, except uint8) bool {
 }
 
 // utilizationAbove reports whether pool p's GPU utilization exceeds
-// max_util_for_resume (the resume gate): pages held by caches or referenced
-// tree blocks over all pages.
+// max_util_for_resume (the resume gate, _KVCache.resume via the storage
+// manager's get_utilization, _storage_manager.py at 00f6bd6): (total − free
+// − evictable) / total, where evictable pages are unreferenced reuse-tree
+// blocks and, with a tier below GPU, the held pages of suspended caches
+// (as many as the host tier can take).
 func (v rankView) utilizationAbove(p PoolKind) bool {
 	total := int(v.cfg.poolBlocksOn(v.r, p))
-	used := total - int(v.pool(p).Free) - v.droppableBlocks(p)
+	used := total - int(v.pool(p).Free) - v.droppableBlocks(p) - v.evictableBlocks(p, noCache)
 	return used*100 > int(v.cfg.ResumeGatePercent)*total
 }
 

@@ -45,13 +45,28 @@ func (v rankView) activeRequests(p *schedulerPass) {
 	}
 }
 
-// scheduleRequest is KVCacheV2Scheduler.schedule_request / _schedule_loop:
+// scheduleRequest is KVCacheV2Scheduler.schedule_request followed by the
+// executor's _pause_recompute_paused_requests(scheduled_batch): the
+// recompute-paused victims of the pass are paused (LlmRequest::pause)
+// before the forward, as every loop does on the rank that scheduled the
+// batch it runs.
+func (v rankView) scheduleRequest(fixes Fixes) {
+	paused := v.schedulePass(fixes)
+	for id := range paused {
+		if paused[id] {
+			v.pauseRequest(uint8(id))
+		}
+	}
+}
+
+// schedulePass is KVCacheV2Scheduler.schedule_request / _schedule_loop:
 // phase 1 schedules generation requests in order (STOP ends the phase),
 // deferring context requests to phase 2, which schedules (chunked) prefill
-// within the max_batch_size and max_num_tokens budgets. Recompute-paused
-// victims are paused (LlmRequest::pause) at the end of the pass, as the
-// executor's _pause_recompute_paused_requests does before the forward.
-func (v rankView) scheduleRequest(fixes Fixes) {
+// within the max_batch_size and max_num_tokens budgets. It returns the
+// recompute-paused victims (SchedulerOutput.recompute_paused_requests),
+// whose caches it has freed (_recompute_pause_request → _free_kv_caches)
+// but whose request objects it leaves to the executor.
+func (v rankView) schedulePass(fixes Fixes) (recomputePaused [MaxIDs]bool) {
 	v.rank.Batch = Batch{}
 	var p schedulerPass
 	v.activeRequests(&p)
@@ -118,11 +133,7 @@ func (v rankView) scheduleRequest(fixes Fixes) {
 			break
 		}
 	}
-	for id := range p.recomputePaused {
-		if p.recomputePaused[id] {
-			v.pauseRequest(uint8(id))
-		}
-	}
+	return p.recomputePaused
 }
 
 // prepareDisaggGenInit is _try_schedule_disagg_gen_init →
@@ -380,17 +391,23 @@ func (v rankView) pendingContextCertainlyBlocked(id uint8) bool {
 	return v.cache(Draft, id).Status == Suspended && v.utilizationAbove(Draft)
 }
 
-// tryScheduleContext is _try_schedule_context: the chunked or full path;
-// a first chunk that is not scheduled for any reason has its caches freed
+// tryScheduleContext is _try_schedule_context: the chunked or full path.
+// A first chunk that is not scheduled for any reason has its caches freed
 // in every manager (so it holds no prefix-reuse claims) and its cursor
-// rewound (PR #19202's change, present at 00746ef).
+// rewound, from PR #19202 on; before it (v1.3.0rc25) its caches are only
+// suspended (Config.dropsUnscheduledFirstChunk).
 func (v rankView) tryScheduleContext(p *schedulerPass, id uint8, fixes Fixes) scheduleAction {
 	first := v.isFirstContextChunk(id)
 	action := v.tryScheduleContextChunk(p, id, fixes)
 	if first && action != scheduled && !v.s.Crash.Happened {
-		v.hit(brFirstChunkDropped)
-		v.freeResources(id)
-		v.rewindContextAfterCacheDrop(id)
+		if v.cfg.dropsUnscheduledFirstChunk() {
+			v.hit(brFirstChunkDropped)
+			v.freeResources(id)
+			v.rewindContextAfterCacheDrop(id)
+		} else {
+			v.hit(brFirstChunkSuspended)
+			v.suspendRequest(id)
+		}
 	}
 	return action
 }

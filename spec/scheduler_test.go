@@ -51,30 +51,48 @@ func TestScheduleGenerationFirst(t *testing.T) {
 	}
 }
 
-// TestFailedFirstChunkDropsCaches covers _try_schedule_context: a first
-// chunk that cannot be allocated frees its caches in every manager and
-// rewinds its cursor, so it holds no reuse claim while it waits; the tree
-// blocks it had matched become droppable and a later request reclaims them.
-func TestFailedFirstChunkDropsCaches(t *testing.T) {
-	cfg := testConfig()
-	cfg.RecomputePause = false
-	_, s, v := fixture(t, cfg)
-	v.pool(Target).Tree[0] = 2
-	v.pool(Target).Free = 0
-	v.scheduleRequest(0)
-	if s.Crash.Happened {
-		t.Fatal(s.Crash.Describe())
-	}
-	for id := uint8(1); id <= 2; id++ {
-		if v.cache(Target, id).Status != Absent {
-			t.Fatalf("request %d kept a target cache after its first chunk failed", id)
+// TestFailedFirstChunkByVersion covers _try_schedule_context on a first
+// chunk that cannot be allocated (correction 3, PR #19202). At 00746ef
+// (KVCacheV2Scheduler._schedule_loop: free_resources in every manager, then
+// rewind_context_after_cache_drop) it frees its caches and rewinds its
+// cursor, so it holds no reuse claim while it waits and the tree blocks it
+// had matched become droppable for a later request. At v1.3.0rc25, before
+// the PR, it is only suspended (_suspend_request) and keeps its settled
+// reuse cursor and its claim.
+func TestFailedFirstChunkByVersion(t *testing.T) {
+	for _, tt := range []struct {
+		version     CodeVersion
+		cache       CacheStatus
+		reused      uint8
+		batch, tree uint8
+	}{
+		{Version00746ef, Absent, 0, 1, 0},
+		{VersionRC25, Suspended, 8, 0, 2},
+	} {
+		cfg := testConfig()
+		cfg.RecomputePause = false
+		cfg.Version = tt.version
+		_, s, v := fixture(t, cfg)
+		v.pool(Target).Tree[0] = 2
+		v.pool(Target).Free = 0
+		v.scheduleRequest(0)
+		if s.Crash.Happened {
+			t.Fatal(s.Crash.Describe())
 		}
-		if r := v.request(id); r.Position != 0 || r.Reused != 0 {
-			t.Fatalf("request %d cursor %d reused %d, want rewound to 0", id, r.Position, r.Reused)
+		for id := uint8(1); id <= 2; id++ {
+			if st := v.cache(Target, id).Status; st != tt.cache {
+				t.Fatalf("%s: request %d target cache %s after its first chunk failed, want %s", tt.version, id, st, tt.cache)
+			}
+			if r := v.request(id); r.Position != tt.reused || r.Reused != tt.reused {
+				t.Fatalf("%s: request %d cursor %d reused %d, want %d", tt.version, id, r.Position, r.Reused, tt.reused)
+			}
 		}
-	}
-	if b := v.rank.Batch; b.Count != 1 || b.Entries[0].ID != 3 || v.pool(Target).Tree[0] != 0 {
-		t.Fatalf("batch %s with tree %d; want ctx 3 on the reclaimed tree blocks", b.describe(), v.pool(Target).Tree[0])
+		if b := v.rank.Batch; b.Count != tt.batch || v.pool(Target).Tree[0] != tt.tree {
+			t.Fatalf("%s: batch %s with tree %d; want %d entries and tree %d", tt.version, b.describe(), v.pool(Target).Tree[0], tt.batch, tt.tree)
+		}
+		if tt.batch == 1 && v.rank.Batch.Entries[0].ID != 3 {
+			t.Fatalf("%s: batch %s, want ctx 3 on the reclaimed tree blocks", tt.version, v.rank.Batch.describe())
+		}
 	}
 }
 
@@ -154,7 +172,9 @@ func TestRecomputePauseForGeneration(t *testing.T) {
 // is admitted only when the mirror can grow too; otherwise the target is
 // reverted and, for a first chunk, dropped.
 func TestJointAdmissionRefusesMirrorShortage(t *testing.T) {
-	_, s, v := fixture(t, testConfig())
+	cfg := testConfig()
+	cfg.Version = Version00746ef // a dropped first chunk needs PR #19202
+	_, s, v := fixture(t, cfg)
 	v.pool(Draft).Free = 1
 	v.scheduleRequest(Fixes(0).With(FixJointAdmission))
 	if s.Crash.Happened {
@@ -177,6 +197,7 @@ func TestJointAdmissionRefusesMirrorShortage(t *testing.T) {
 func TestPairedDraftPoolAdmission(t *testing.T) {
 	cfg := testConfig()
 	cfg.DraftPool = PairedDraftPool
+	cfg.Version = Version00746ef // a dropped first chunk needs PR #19202
 	_, s, v := fixture(t, cfg)
 	v.scheduleRequest(0)
 	if s.Crash.Happened || v.rank.Batch.Count != 1 {
