@@ -2,7 +2,6 @@ package counterexamples
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
@@ -30,9 +29,9 @@ func apply(t *testing.T, sp *spec.Spec, s *spec.State, p spec.PoolKind, op spec.
 	}
 }
 
-func changeLines(before, after *spec.State) []string {
+func changeLines(sp *spec.Spec, before, after *spec.State) []string {
 	var out []string
-	for _, c := range Changes(before, after) {
+	for _, c := range Changes(sp, before, after) {
 		out = append(out, c.String())
 	}
 	return out
@@ -46,32 +45,32 @@ func TestChangesNameTheCacheAndPool(t *testing.T) {
 	apply(t, sp, &s1, spec.Draft, spec.CacheOp{Kind: spec.CacheResume, ID: 3})
 	apply(t, sp, &s1, spec.Draft, spec.CacheOp{Kind: spec.CacheResize, ID: 3, Capacity: 12, History: spec.CacheKeep})
 	want := []string{
-		"rank 0 draft cache 3: created active, capacity 12, flags stop-committing",
 		"rank 0 draft pool: free pages 8 → 5",
+		"rank 0 draft cache 3: created active, capacity 12, flags stop-committing",
 	}
-	if got := changeLines(&s0, &s1); !reflect.DeepEqual(got, want) {
+	if got := changeLines(sp, &s0, &s1); !reflect.DeepEqual(got, want) {
 		t.Errorf("created:\n got %q\nwant %q", got, want)
 	}
 	s2 := s1
 	apply(t, sp, &s2, spec.Draft, spec.CacheOp{Kind: spec.CacheResize, ID: 3, Capacity: 14, History: 9})
-	want = []string{"rank 0 draft cache 3: capacity 12 → 14, history 0 → 9", "rank 0 draft pool: free pages 5 → 4"}
-	if got := changeLines(&s1, &s2); !reflect.DeepEqual(got, want) {
+	want = []string{"rank 0 draft pool: free pages 5 → 4", "rank 0 draft cache 3: capacity 12 → 14, history 0 → 9"}
+	if got := changeLines(sp, &s1, &s2); !reflect.DeepEqual(got, want) {
 		t.Errorf("resized:\n got %q\nwant %q", got, want)
 	}
 	s3 := s2
 	apply(t, sp, &s3, spec.Draft, spec.CacheOp{Kind: spec.CacheClose, ID: 3})
-	want = []string{"rank 0 draft cache 3: closed (was active, capacity 14, history 9, flags stop-committing)", "rank 0 draft pool: free pages 4 → 8"}
-	if got := changeLines(&s2, &s3); !reflect.DeepEqual(got, want) {
+	want = []string{"rank 0 draft pool: free pages 4 → 8", "rank 0 draft cache 3: closed (was active, capacity 14, history 9, flags stop-committing)"}
+	if got := changeLines(sp, &s2, &s3); !reflect.DeepEqual(got, want) {
 		t.Errorf("closed:\n got %q\nwant %q", got, want)
 	}
-	if got := changeLines(&s3, &s3); len(got) != 0 {
+	if got := changeLines(sp, &s3, &s3); len(got) != 0 {
 		t.Errorf("no change gives %q", got)
 	}
 }
 
-// TestChangesBatchWholeCrashLastPhaseImplied: a batch shows whole, the
+// TestSummaryBatchWholeCrashLastPhaseImplied: a batch shows whole, the
 // phase an action implies is left out, and a crash comes last.
-func TestChangesBatchWholeCrashLastPhaseImplied(t *testing.T) {
+func TestSummaryBatchWholeCrashLastPhaseImplied(t *testing.T) {
 	sp := cacheSpec(t)
 	s0 := sp.Initial()
 	s1 := s0
@@ -80,69 +79,42 @@ func TestChangesBatchWholeCrashLastPhaseImplied(t *testing.T) {
 	s1.Ranks[0].Batch.Entries[0] = spec.BatchEntry{ID: 1, Kind: spec.ContextChunk, Chunk: 8}
 	s1.Crash = spec.Crash{Happened: true, Pool: spec.Draft, ID: 1, Function: spec.FnPrepareDraftResources, Error: spec.ErrDraftResume}
 	apply(t, sp, &s1, spec.Target, spec.CacheOp{Kind: spec.CacheCreate, ID: 1})
-	got := changeLines(&s0, &s1)
-	if len(got) != 3 {
-		t.Fatalf("got %q", got)
+	step := Step{Text: "schedule rank=0", Enabled: true, Before: s0, After: s1, Changes: Changes(sp, &s0, &s1)}
+	var got []string
+	for _, l := range summarize(sp, []Step{step}, 1) {
+		got = append(got, l.String(1))
 	}
-	if !strings.HasPrefix(got[0], "rank 0: batch [ctx 1 chunk 8") || strings.Contains(got[0], "phase") {
-		t.Errorf("rank line %q", got[0])
+	want := []string{
+		"batch [ctx 1 chunk 8]",
+		"req 1: target created suspended, flags stop-committing+never-resumed",
+		"crashed: rank 0 draft pool request 1: _prepare_draft_resources raised RuntimeError: Failed to resume draft KV cache for request 1",
 	}
-	if got[1] != "rank 0 target cache 1: created suspended, flags stop-committing+never-resumed" {
-		t.Errorf("cache line %q", got[1])
-	}
-	if got[2] != "crashed: rank 0 draft pool request 1: _prepare_draft_resources raised RuntimeError: Failed to resume draft KV cache for request 1" {
-		t.Errorf("crash line %q", got[2])
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("summary:\n got %q\nwant %q", got, want)
 	}
 }
 
-// TestFieldWordingsExist keeps the wording tables in step with the spec's
-// types: a renamed field fails here instead of silently losing its words.
-func TestFieldWordingsExist(t *testing.T) {
-	types := map[string]reflect.Type{}
-	for _, v := range []any{spec.State{}, spec.Rank{}, spec.Pool{}, spec.Cache{}, spec.Request{}, spec.Batch{}, spec.BatchEntry{}, spec.Crash{}, spec.PipelineIteration{}} {
-		types[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
-	}
-	keys := []string{}
-	for k := range fieldWordings {
-		keys = append(keys, k)
-	}
-	for k := range indexedFieldWordings {
-		keys = append(keys, k)
-	}
-	for k := range impliedFields {
-		keys = append(keys, k)
-	}
-	for _, k := range keys {
-		typeName, field, _ := strings.Cut(k, ".")
-		typ, ok := types[typeName]
-		if !ok {
-			t.Errorf("%s: no spec type %s", k, typeName)
-			continue
+// TestSummaryRulesApply: every field key a summary rule singles out still
+// changes in some step of the repository's transcripts, so a renamed
+// spec field fails here instead of silently switching its rule off.
+func TestSummaryRulesApply(t *testing.T) {
+	changed := map[spec.FieldKey]bool{}
+	for _, path := range transcriptFiles(t) {
+		res, err := ReplayFile(path)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, ok := typ.FieldByName(field); !ok {
-			t.Errorf("%s: spec.%s has no field %s", k, typeName, field)
-		}
-	}
-	for name := range entityWordings {
-		if _, ok := types["Rank"].FieldByName(name); ok {
-			continue
-		}
-		found := false
-		for _, typ := range types {
-			if _, ok := typ.FieldByName(name); ok {
-				found = true
+		for _, s := range res.Replayer.Steps {
+			for _, c := range s.Changes {
+				for _, f := range c.Fields {
+					changed[f.Key] = true
+				}
 			}
 		}
-		if !found {
-			t.Errorf("entity %s: no spec type has that field", name)
-		}
 	}
-}
-
-func TestSplitWords(t *testing.T) {
-	for in, want := range map[string]string{"CanQueueThisRank": "can queue this rank", "NumTokens": "num tokens", "ID": "id", "PipelinePos": "pipeline pos"} {
-		if got := splitWords(in); got != want {
-			t.Errorf("splitWords(%q) = %q, want %q", in, got, want)
+	for _, key := range summaryKeys {
+		if !changed[key] {
+			t.Errorf("no step of the transcripts changes %s, which a summary rule singles out", key)
 		}
 	}
 }

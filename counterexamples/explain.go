@@ -158,9 +158,9 @@ func explainPage(res *Result) page {
 			}
 			for _, l := range lanes {
 				if line.Bad() {
-					rw.Cells[l].Bad = append(rw.Cells[l].Bad, line.Text)
+					rw.Cells[l].Bad = append(rw.Cells[l].Bad, line.Body())
 				} else {
-					rw.Cells[l].Changes = append(rw.Cells[l].Changes, line.Text)
+					rw.Cells[l].Changes = append(rw.Cells[l].Changes, line.Body())
 				}
 			}
 		}

@@ -123,7 +123,7 @@ func (r *Replayer) Exec(d *Directive) (string, error) {
 			return "", err
 		}
 		if d.Cmd == DirState {
-			return r.dump(), nil
+			return r.Spec.Dump(&r.State), nil
 		}
 		return r.invariants(), nil
 	}
@@ -132,25 +132,6 @@ func (r *Replayer) Exec(d *Directive) (string, error) {
 
 func (r *Replayer) errorf(line int, format string, args ...any) error {
 	return &InputError{File: r.File, Line: line, Msg: fmt.Sprintf(format, args...)}
-}
-
-// dump is the state directive's output: spec.Spec.Dump, then the
-// py_ctx_pre_resize_cap of every request that has one, which action
-// outputs leave out and Dump does not show.
-func (r *Replayer) dump() string {
-	out := strings.TrimRight(r.Spec.Dump(&r.State), "\n")
-	var caps []string
-	for rank := 0; rank < int(r.Spec.Config.Ranks); rank++ {
-		for id, req := range r.State.Ranks[rank].Requests {
-			if req.PreResizeCapacity > 0 && req.State != spec.NotArrived {
-				caps = append(caps, fmt.Sprintf("rank %d req %d %d", rank, id, req.PreResizeCapacity-1))
-			}
-		}
-	}
-	if len(caps) > 0 {
-		out += "\npy_ctx_pre_resize_cap: " + strings.Join(caps, ", ")
-	}
-	return out
 }
 
 // noArgsNoInput checks a directive that takes neither arguments nor input
@@ -340,7 +321,7 @@ func (r *Replayer) step(a spec.Action, text string, line int) {
 	step.Enabled = true
 	step.After = r.Spec.Next(&r.State, enabled[k])
 	r.State = step.After
-	step.Changes = Changes(&step.Before, &step.After)
+	step.Changes = Changes(r.Spec, &step.Before, &step.After)
 	for _, inv := range r.Spec.Invariants() {
 		if f := inv.Check(&r.State); f != nil {
 			step.Violations = append(step.Violations, Violation{inv.Name, f.Message})

@@ -193,7 +193,7 @@ func TestStateShowsWhatOutputsLeaveOut(t *testing.T) {
 	if strings.Contains(res.Outputs[1], "py_ctx_pre_resize_cap") {
 		t.Errorf("action output shows py_ctx_pre_resize_cap:\n%s", res.Outputs[1])
 	}
-	if !strings.HasSuffix(res.Outputs[2], "\npy_ctx_pre_resize_cap: rank 0 req 1 0\n") || !strings.Contains(res.Outputs[2], "req 1#1 context prompt 12 pos 0") {
+	if !strings.Contains(res.Outputs[2], "\nrank 0 req 1: context, incarnation 1, prompt 12, py_ctx_pre_resize_cap 0\n") {
 		t.Errorf("state output:\n%s", res.Outputs[2])
 	}
 }

@@ -34,8 +34,9 @@ type Line struct {
 	// Ranks are the ranks the line is about: one, several when their lines
 	// were the same, none for the engine as a whole.
 	Ranks []int
-	// Text is the line without its rank prefix.
-	Text string
+	// Subject is what on those ranks the line is about ("req 3", "pages in
+	// use"), "" for the rank itself or the engine; Text is what it says.
+	Subject, Text string
 }
 
 // Bad reports whether the line tells a crash, a violation or an action
@@ -44,223 +45,195 @@ func (l Line) Bad() bool {
 	return l.Kind == LineCrash || l.Kind == LineViolation || l.Kind == LineNotEnabled
 }
 
-// String renders the line with its rank prefix ("rank 1 req 2: ...",
-// "ranks 0, 1 req 2: ...", "rank 0: batch [...]"); a one-rank engine's
-// lines carry none.
-func (l Line) String(ranks int) string {
-	if len(l.Ranks) == 0 || ranks == 1 {
+// Body is the line without its ranks: "req 3: position 0 → 8".
+func (l Line) Body() string {
+	if l.Subject == "" {
 		return l.Text
 	}
-	prefix := "rank " + strconv.Itoa(l.Ranks[0])
-	if len(l.Ranks) > 1 {
-		parts := make([]string, len(l.Ranks))
-		for i, r := range l.Ranks {
-			parts[i] = strconv.Itoa(r)
-		}
+	return l.Subject + ": " + l.Text
+}
+
+// String renders the line with its ranks ("rank 1 req 2: ...", "ranks 0, 1
+// req 2: ...", "rank 0: batch [...]"); a one-rank engine's lines carry
+// none.
+func (l Line) String(ranks int) string {
+	if len(l.Ranks) == 0 || ranks == 1 {
+		return l.Body()
+	}
+	parts := make([]string, len(l.Ranks))
+	for i, r := range l.Ranks {
+		parts[i] = strconv.Itoa(r)
+	}
+	prefix := "rank " + parts[0]
+	if len(parts) > 1 {
 		prefix = "ranks " + strings.Join(parts, ", ")
 	}
-	if strings.HasPrefix(l.Text, "req ") {
-		return prefix + " " + l.Text
+	if l.Subject != "" {
+		return prefix + " " + l.Body()
 	}
 	return prefix + ": " + l.Text
 }
 
 // Summary rules: what a directive's output leaves out or merges because an
-// action line or another output line says it already. `state` dumps all.
+// action line or another output line says it already; `state` dumps all.
+// TestSummaryRulesApply checks every key still changes in the transcripts.
 var (
-	// summaryDropped are fields whose changes the output leaves out:
+	// summaryDropped: the executor phase an action moves its rank to and
+	// the count of arrived requests (the action lines say them);
 	// py_ctx_pre_resize_cap (an input of the next context resize that the
-	// capacities show), a stage's position in the pipeline and the
-	// pipeline's bookkeeping (the action lines say which stage ran and
-	// handled what).
-	summaryDropped = map[string]bool{
-		"Request.PreResizeCapacity": true,
-		"Rank.PipelinePos":          true,
-		"State.PipelineLen":         true,
-	}
-	// summaryFlagDropped are request flags the output leaves out:
-	// "inflight" is set by every pipeline forward and cleared by every
-	// handle.
-	summaryFlagDropped = "inflight"
+	// capacities show); a stage's position in the pipeline and the
+	// pipeline's length (the action lines say which stage ran).
+	summaryDropped = []spec.FieldKey{spec.KeyPhase, spec.KeyArrived, spec.KeyPreResizeCapacity, spec.KeyPipelinePos, spec.KeyPipelineLen}
+	// summaryKeys are the keys the rules below single out.
+	summaryKeys = append(slices.Clone(summaryDropped), spec.KeyCrash, spec.KeyPipelineBatch, spec.KeyBatch,
+		spec.KeyRequestFlags, spec.KeyPosition, spec.KeyDraftPosition, spec.KeyRequestIncarn, spec.KeyCacheIncarn, spec.KeyPoolTree)
 )
 
+// chain is the values one field of one entity took over the steps,
+// repeats folded.
+type chain struct {
+	key         spec.FieldKey
+	index       int
+	name        string
+	bare, whole bool
+	values      []string
+}
+
+// add records one change of the field; before is "" for a value the field
+// took as its entity appeared.
+func (c *chain) add(before, after string) {
+	for _, v := range []string{before, after} {
+		if n := len(c.values); v != "" && (n == 0 || c.values[n-1] != v) {
+			c.values = append(c.values, v)
+		}
+	}
+}
+
 // entityRun is what the steps of a directive did to one entity during
-// one lifetime: whether it appeared and went, and the values each changed
-// field took, in order.
+// one lifetime: whether it appeared and went, and its fields' chains.
 type entityRun struct {
 	appeared, gone bool
 	chains         []*chain
 }
 
-// chain is the values one field took over the steps, repeats folded.
-type chain struct {
-	key, name   string
-	bare, whole bool
-	values      []string
-}
-
 // chain is the run's chain of field f, new if f has none yet.
 func (r *entityRun) chain(f FieldChange) *chain {
 	for _, c := range r.chains {
-		if c.key == f.Key {
+		if c.key == f.Key && c.index == f.Index {
 			return c
 		}
 	}
-	c := &chain{key: f.Key, name: f.Name, bare: f.Bare, whole: f.Whole}
+	c := &chain{key: f.Key, index: f.Index, name: f.Name, bare: f.Bare, whole: f.Whole}
 	r.chains = append(r.chains, c)
 	return c
 }
 
-// add records one change of the field; before is "" for a value the
-// field took as its entity appeared.
-func (c *chain) add(before, after string) {
-	if n := len(c.values); n == 0 || c.values[n-1] != before {
-		if before != "" {
-			c.values = append(c.values, before)
-		}
-	}
-	if n := len(c.values); n == 0 || c.values[n-1] != after {
-		c.values = append(c.values, after)
-	}
-}
-
 // findChain is the chain of the field key in any lifetime of an entity.
-func findChain(runs []*entityRun, key string) *chain {
+func findChain(runs []*entityRun, key spec.FieldKey) *chain {
 	for _, r := range runs {
-		for _, ch := range r.chains {
-			if ch.key == key {
-				return ch
+		for _, c := range r.chains {
+			if c.key == key {
+				return c
 			}
 		}
 	}
 	return nil
 }
 
-// entityKey identifies an entity across the steps of a directive.
-type entityKey struct {
-	kind           string
-	rank, pool, id int
-}
-
 // summary collects the changes of a directive's steps per entity.
 type summary struct {
-	order []entityKey
-	runs  map[entityKey][]*entityRun
+	order []spec.EntityID
+	runs  map[spec.EntityID][]*entityRun
 	crash string
-	// last is the state after the last step.
-	last *spec.State
 }
 
 // add records one step's change of one entity; an entity that appears
 // after it went starts a new lifetime.
 func (s *summary) add(c Change) {
-	key := entityKey{c.Kind, c.Rank, c.Pool, c.ID}
-	runs, seen := s.runs[key]
+	runs, seen := s.runs[c.EntityID]
 	if !seen {
-		s.order = append(s.order, key)
+		s.order = append(s.order, c.EntityID)
 	}
 	if len(runs) == 0 || (c.Appeared && runs[len(runs)-1].gone) {
 		runs = append(runs, &entityRun{})
 	}
 	r := runs[len(runs)-1]
-	switch {
-	case c.Appeared:
-		r.appeared = true
-		for _, f := range c.Fields {
-			if !summaryDropped[f.Key] {
-				r.chain(f).add("", f.After)
-			}
-		}
-	case c.Gone:
-		r.gone = true
-	default:
-		for _, f := range c.Fields {
-			if f.Key == "State.Crash" {
-				s.crash = f.After
-				continue
-			}
-			if summaryDropped[f.Key] {
-				continue
-			}
+	r.appeared = r.appeared || c.Appeared
+	r.gone = r.gone || c.Gone
+	for _, f := range c.Fields {
+		switch {
+		case c.Gone || slices.Contains(summaryDropped, f.Key):
+		case f.Key == spec.KeyCrash:
+			s.crash = f.After
+		default:
 			r.chain(f).add(f.Before, f.After)
 		}
 	}
-	s.runs[key] = runs
+	s.runs[c.EntityID] = runs
 }
 
-// summarize is the output of the steps of one action directive: for each
-// rank, its own changes (batch, can_queue, ...) and one line per request
-// with the changes of the request and of its caches in each pool, then the
-// pages in use of every pool that changed, the crash, and per step what
-// broke or was not enabled. Each changed field shows every value it took
-// ("capacity 12 → 14 → 13"); lines that are the same on several ranks are
-// one line ("ranks 0, 1 req 2: ...").
+// summarize is the output of the steps of one action directive: the
+// micro-batches rank 0 started; for each rank, its own changes (batch,
+// can_queue, ...) and one line per request with the changes of the
+// request and of its caches in each pool; the pages in use of every pool
+// that changed; the crash; and per step what broke or was not enabled.
+// Each changed field shows every value it took ("capacity 12 → 14 → 13");
+// lines that are the same on several ranks are one line ("ranks 0, 1 req
+// 2: ...").
 func summarize(sp *spec.Spec, steps []Step, firstNumber int) []Line {
-	s := &summary{runs: map[entityKey][]*entityRun{}}
+	s := &summary{runs: map[spec.EntityID][]*entityRun{}}
 	var batches []string
 	for _, st := range steps {
 		for _, c := range st.Changes {
-			if c.Kind == "Pipeline" {
+			switch {
+			case c.Kind == spec.PipelineEntity && c.Appeared:
 				// Rank 0 started an iteration: its micro-batch, as
 				// scheduled. The rest is the pipeline's bookkeeping.
-				if c.Appeared {
-					b := "[]"
-					for _, f := range c.Fields {
-						if f.Key == "PipelineIteration.Batch" {
-							b = f.After
-						}
+				b := "[]"
+				for _, f := range c.Fields {
+					if f.Key == spec.KeyPipelineBatch {
+						b = f.After
 					}
-					batches = append(batches, b)
 				}
-				continue
+				batches = append(batches, b)
+			case c.Kind != spec.PipelineEntity:
+				s.add(c)
 			}
-			s.add(c)
 		}
 	}
-	var engine []Line
+	var out []Line
 	switch len(batches) {
 	case 0:
 	case 1:
-		engine = append(engine, Line{Text: "micro-batch " + batches[0]})
+		out = append(out, Line{Text: "micro-batch " + batches[0]})
 	default:
-		engine = append(engine, Line{Text: "micro-batches " + strings.Join(batches, ", ")})
+		out = append(out, Line{Text: "micro-batches " + strings.Join(batches, ", ")})
 	}
 	perRank := make([][]Line, sp.Config.Ranks)
-	requestIDs := make([][]int, sp.Config.Ranks)
-	for _, key := range s.order {
-		runs := s.runs[key]
-		switch key.kind {
-		case "":
-			if text := renderRuns(runs, "", nil); text != "" {
-				engine = append(engine, Line{Text: text})
+	last := &steps[len(steps)-1].After
+	for _, id := range s.order {
+		switch id.Kind {
+		case spec.EngineEntity:
+			if text := renderRuns(s.runs[id], id.Kind, nil); text != "" {
+				out = append(out, Line{Text: text})
 			}
-		case "Ranks":
-			if text := renderRuns(runs, "", rankRules); text != "" {
-				perRank[key.rank] = append(perRank[key.rank], Line{Ranks: []int{key.rank}, Text: text})
-			}
-		case "Requests", "Caches":
-			if !slices.Contains(requestIDs[key.rank], key.id) {
-				requestIDs[key.rank] = append(requestIDs[key.rank], key.id)
+		case spec.RankEntity:
+			if text := renderRuns(s.runs[id], id.Kind, rankRules); text != "" {
+				perRank[id.Rank] = append(perRank[id.Rank], Line{Ranks: []int{id.Rank}, Text: text})
 			}
 		}
-	}
-	if len(steps) > 0 {
-		s.last = &steps[len(steps)-1].After
 	}
 	for r := range perRank {
-		ids := requestIDs[r]
-		slices.Sort(ids)
-		for _, id := range ids {
-			if text := s.requestLine(r, id, s.last); text != "" {
-				perRank[r] = append(perRank[r], Line{Ranks: []int{r}, Text: "req " + strconv.Itoa(id) + ": " + text})
+		for id := 0; id < spec.MaxIDs; id++ {
+			if text := s.requestLine(r, id, last); text != "" {
+				perRank[r] = append(perRank[r], Line{Ranks: []int{r}, Subject: "req " + strconv.Itoa(id), Text: text})
 			}
 		}
 	}
-	out := engine
 	out = append(out, mergeRanks(perRank)...)
-	out = append(out, mergeRanks(s.pagesLines(sp))...)
+	out = append(out, mergeRanks(s.pagesLines(sp, steps))...)
 	if s.crash != "" {
-		out = append(out, Line{Kind: LineCrash, Text: "crashed: " + s.crash})
+		out = append(out, Line{Kind: LineCrash, Subject: "crashed", Text: s.crash})
 	}
 	for i, st := range steps {
 		where := ""
@@ -272,7 +245,7 @@ func summarize(sp *spec.Spec, steps []Step, firstNumber int) []Line {
 			continue
 		}
 		if i+1 < len(steps) {
-			where = fmt.Sprintf("after step %d (%s): ", firstNumber+i, st.Text)
+			where = "after " + where
 		} else {
 			where = ""
 		}
@@ -294,8 +267,8 @@ func summarize(sp *spec.Spec, steps []Step, firstNumber int) []Line {
 // one it held before and the empty batch every iteration ends with:
 // "[a], [b]" for the batches of two iterations, "[a] → [b]" for a batch
 // changed within one.
-func rankRules(c *chain) []string {
-	if c.key != "Rank.Batch" {
+func rankRules(_ []*entityRun, c *chain) []string {
+	if c.key != spec.KeyBatch {
 		return c.values
 	}
 	text, cleared := "", false
@@ -310,9 +283,7 @@ func rankRules(c *chain) []string {
 		default:
 			text += " → " + v // the same batch, changed
 		}
-		if v != "[]" {
-			cleared = false
-		}
+		cleared = cleared && v == "[]"
 	}
 	if text == "" {
 		return nil
@@ -324,29 +295,37 @@ func rankRules(c *chain) []string {
 // "tokens 13 → 14; target capacity 12 → 14 → 13; draft ...".
 func (s *summary) requestLine(rank, id int, last *spec.State) string {
 	var parts []string
-	reqRuns := s.runs[entityKey{"Requests", rank, -1, id}]
-	if text := renderRuns(reqRuns, "arrived", requestRules(reqRuns, rank, id, last)); text != "" {
+	reqRuns := s.runs[spec.EntityID{Kind: spec.RequestEntity, Rank: rank, ID: id}]
+	if text := renderRuns(reqRuns, spec.RequestEntity, requestRules(rank, id, last)); text != "" {
 		parts = append(parts, text)
 	}
 	for p := spec.Target; p <= spec.Draft; p++ {
-		runs := s.runs[entityKey{"Caches", rank, int(p), id}]
-		if text := renderRuns(runs, "created", cacheRules); text != "" {
+		runs := s.runs[spec.EntityID{Kind: spec.CacheEntity, Rank: rank, Pool: p, ID: id}]
+		if text := renderRuns(runs, spec.CacheEntity, firstIncarnation); text != "" {
 			parts = append(parts, p.String()+" "+text)
 		}
 	}
 	return strings.Join(parts, "; ")
 }
 
-// requestRules leaves out the inflight flag and the draft view's cursor
-// when it moved with the target's, and says where the draft cursor stands
-// when the target's moved without it.
-func requestRules(runs []*entityRun, rank, id int, last *spec.State) func(c *chain) []string {
-	return func(c *chain) []string {
+// firstIncarnation leaves out a request's or cache's first incarnation.
+func firstIncarnation(_ []*entityRun, c *chain) []string {
+	if (c.key == spec.KeyCacheIncarn || c.key == spec.KeyRequestIncarn) && slices.Equal(c.values, []string{"1"}) {
+		return nil
+	}
+	return c.values
+}
+
+// requestRules leaves out a first incarnation, the inflight flag and the
+// draft view's cursor when it moved with the target's, and says where the
+// draft cursor stands when the target's moved without it.
+func requestRules(rank, id int, last *spec.State) rules {
+	return func(runs []*entityRun, c *chain) []string {
 		switch c.key {
-		case "Request.Flags":
+		case spec.KeyRequestFlags:
 			var out []string
 			for _, v := range c.values {
-				v = withoutFlag(v, summaryFlagDropped)
+				v = withoutFlag(v, spec.FlagInflight)
 				if n := len(out); n == 0 || out[n-1] != v {
 					out = append(out, v)
 				}
@@ -355,60 +334,46 @@ func requestRules(runs []*entityRun, rank, id int, last *spec.State) func(c *cha
 				return nil
 			}
 			return out
-		case "Request.DraftPosition":
-			if pos := findChain(runs, "Request.Position"); pos != nil && slices.Equal(pos.values, c.values) {
+		case spec.KeyDraftPosition:
+			if pos := findChain(runs, spec.KeyPosition); pos != nil && slices.Equal(pos.values, c.values) {
 				return nil
 			}
-		case "Request.Incarnation":
-			if len(c.values) == 1 && c.values[0] == "1" {
-				return nil
-			}
-		case "Request.Position":
-			if findChain(runs, "Request.DraftPosition") == nil && last != nil {
-				req := last.Ranks[rank].Requests[id]
-				if req.DraftPosition != req.Position {
-					out := append([]string(nil), c.values...)
-					out[len(out)-1] += " (draft position stays " + strconv.Itoa(int(req.DraftPosition)) + ")"
-					return out
-				}
+		case spec.KeyPosition:
+			req := last.Ranks[rank].Requests[id]
+			if findChain(runs, spec.KeyDraftPosition) == nil && req.DraftPosition != req.Position {
+				out := slices.Clone(c.values)
+				out[len(out)-1] += " (draft position stays " + strconv.Itoa(int(req.DraftPosition)) + ")"
+				return out
 			}
 		}
-		return c.values
+		return firstIncarnation(runs, c)
 	}
-}
-
-// cacheRules leaves out a cache's first incarnation.
-func cacheRules(c *chain) []string {
-	if c.key == "Cache.Incarnation" && len(c.values) == 1 && c.values[0] == "1" {
-		return nil
-	}
-	return c.values
 }
 
 // withoutFlag removes one flag name from a "+"-joined flag list.
 func withoutFlag(v, flag string) string {
-	var kept []string
-	for _, f := range strings.Split(v, "+") {
-		if f != flag {
-			kept = append(kept, f)
-		}
-	}
+	kept := slices.DeleteFunc(strings.Split(v, "+"), func(f string) bool { return f == flag })
 	if len(kept) == 0 {
 		return "none"
 	}
 	return strings.Join(kept, "+")
 }
 
-// renderRuns renders the lifetimes of one entity over a directive's steps:
-// "created active, capacity 8 → 12, closed".
-func renderRuns(runs []*entityRun, verb string, rules func(*chain) []string) string {
+// rules pick the values a chain of an entity's runs shows.
+type rules func(runs []*entityRun, c *chain) []string
+
+// renderRuns renders the lifetimes of one entity of a kind over a
+// directive's steps: "created active, capacity 8 → 12, closed"; pick (nil
+// for all) picks the values each chain shows.
+func renderRuns(runs []*entityRun, kind spec.EntityKind, pick rules) string {
+	appeared, gone := verbs(kind)
 	var texts []string
 	for _, r := range runs {
 		var parts []string
 		for _, c := range r.chains {
 			values := c.values
-			if rules != nil {
-				values = rules(c)
+			if pick != nil {
+				values = pick(runs, c)
 			}
 			if c.whole && len(values) > 1 && (values[0] == "none" || values[0] == "[]") {
 				values = values[1:]
@@ -423,18 +388,11 @@ func renderRuns(runs []*entityRun, verb string, rules func(*chain) []string) str
 			parts = append(parts, text)
 		}
 		text := strings.Join(parts, ", ")
-		if r.appeared && verb != "" {
-			text = strings.TrimSpace(verb + " " + text)
+		if r.appeared {
+			text = strings.TrimSpace(appeared + " " + text)
 		}
 		if r.gone {
-			gone := "closed"
-			if verb == "arrived" {
-				gone = "removed"
-			}
-			if text != "" {
-				text += ", "
-			}
-			text += gone
+			text = strings.TrimPrefix(text+", "+gone, ", ")
 		}
 		if text != "" {
 			texts = append(texts, text)
@@ -443,41 +401,43 @@ func renderRuns(runs []*entityRun, verb string, rules func(*chain) []string) str
 	return strings.Join(texts, ", then ")
 }
 
-// pagesLines are, per rank, the pages in use of every pool that changed,
-// with the pool size and the reuse-tree blocks: "pages in use: target
-// 3 → 5/8, draft 3 → 7/8".
-func (s *summary) pagesLines(sp *spec.Spec) [][]Line {
+// pagesLines are, per rank, the pages in use of every pool that changed
+// over the steps, read off the states, with the pool size and the
+// reuse-tree blocks that changed: "pages in use: target 3 → 5/8, draft
+// 3 → 7/8 (family 0 tree blocks 0 → 2)".
+func (s *summary) pagesLines(sp *spec.Spec, steps []Step) [][]Line {
 	out := make([][]Line, sp.Config.Ranks)
 	for r := range out {
 		var pools []string
 		for p := spec.Target; p <= spec.Draft; p++ {
-			runs := s.runs[entityKey{"Pools", r, int(p), int(p)}]
-			if len(runs) == 0 {
+			if !sp.Config.HasPool(uint8(r), p) {
 				continue
 			}
 			size := int(sp.Config.PoolBlocks(uint8(r), p))
-			text := strconv.Itoa(size-int(s.last.Ranks[r].Pools[p].Free)) + "/" + strconv.Itoa(size)
+			used := &chain{}
+			used.add("", strconv.Itoa(size-int(steps[0].Before.Ranks[r].Pools[p].Free)))
+			for _, st := range steps {
+				used.add("", strconv.Itoa(size-int(st.After.Ranks[r].Pools[p].Free)))
+			}
 			var trees []string
-			for _, c := range runs[0].chains {
-				switch {
-				case c.key == "Pool.Free":
-					used := make([]string, len(c.values))
-					for i, v := range c.values {
-						n, _ := strconv.Atoi(v)
-						used[i] = strconv.Itoa(size - n)
+			if runs := s.runs[spec.EntityID{Kind: spec.PoolEntity, Rank: r, Pool: p, ID: -1}]; len(runs) > 0 {
+				for _, c := range runs[0].chains {
+					if c.key == spec.KeyPoolTree {
+						trees = append(trees, c.name+" "+strings.Join(c.values, " → "))
 					}
-					text = strings.Join(used, " → ") + "/" + strconv.Itoa(size)
-				case strings.HasPrefix(c.key, "Pool.Tree["):
-					trees = append(trees, c.name+" "+strings.Join(c.values, " → "))
 				}
 			}
+			if len(used.values) == 1 && len(trees) == 0 {
+				continue
+			}
+			text := p.String() + " " + strings.Join(used.values, " → ") + "/" + strconv.Itoa(size)
 			if len(trees) > 0 {
 				text += " (" + strings.Join(trees, ", ") + ")"
 			}
-			pools = append(pools, p.String()+" "+text)
+			pools = append(pools, text)
 		}
 		if len(pools) > 0 {
-			out[r] = []Line{{Kind: LinePages, Ranks: []int{r}, Text: "pages in use: " + strings.Join(pools, ", ")}}
+			out[r] = []Line{{Kind: LinePages, Ranks: []int{r}, Subject: "pages in use", Text: strings.Join(pools, ", ")}}
 		}
 	}
 	return out
@@ -500,7 +460,7 @@ func mergeRanks(perRank [][]Line) []Line {
 			merged.Ranks = []int{r}
 			for r2 := r + 1; r2 < len(perRank); r2++ {
 				for j, l2 := range perRank[r2] {
-					if !used[r2][j] && l2.Text == l.Text {
+					if !used[r2][j] && l2.Body() == l.Body() {
 						used[r2][j] = true
 						merged.Ranks = append(merged.Ranks, r2)
 						break

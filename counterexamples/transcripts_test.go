@@ -203,8 +203,8 @@ func hasViolation(s Step, invariant string) bool {
 	return false
 }
 
-// firstIncarnation is an entity that appeared, listed with incarnation 1.
-var firstIncarnation = regexp.MustCompile(`(created|arrived) [a-z-]+(, [a-z _]+ \d+)*, incarnation 1\b`)
+// firstIncarnationText is an entity that appeared, listed with incarnation 1.
+var firstIncarnationText = regexp.MustCompile(`(created|arrived) [a-z-]+(, [a-z _]+ \d+)*, incarnation 1\b`)
 
 // TestFixTranscriptsReplayTheRealActions: a fix transcript breaks nothing,
 // ends with every invariant holding, and takes the real code's actions
@@ -400,7 +400,7 @@ func TestOutputsLeaveOutWhatOthersSay(t *testing.T) {
 					t.Errorf("%s:%d: output shows %q:\n%s", path, d.Line, bad, res.Outputs[i])
 				}
 			}
-			if m := firstIncarnation.FindString(res.Outputs[i]); m != "" {
+			if m := firstIncarnationText.FindString(res.Outputs[i]); m != "" {
 				t.Errorf("%s:%d: output shows a first incarnation %q:\n%s", path, d.Line, m, res.Outputs[i])
 			}
 		}

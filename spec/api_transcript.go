@@ -4,24 +4,6 @@ package spec
 // transcripts (package counterexamples) need to put a state change into
 // words. It adds no behaviour to the spec.
 
-// Describe renders the batch as Dump does ("ctx 1 chunk 8 last, gen 2"), or
-// "" for an empty batch. Transcripts show a changed batch whole with it.
-func (b Batch) Describe() string { return b.describe() }
-
-// CacheFlagNames names the flags set in a Cache's Flags: "stop-committing"
-// (_KVCache.stop_committing was called) and "never-resumed" (born
-// SUSPENDED, not resumed yet), in that order.
-func CacheFlagNames(flags uint8) []string {
-	var names []string
-	if flags&flagStopCommitting != 0 {
-		names = append(names, "stop-committing")
-	}
-	if flags&flagNeverResumed != 0 {
-		names = append(names, "never-resumed")
-	}
-	return names
-}
-
 // StopCommitting reports whether _KVCache.stop_committing was called on
 // the cache: it publishes no more blocks.
 func (c *Cache) StopCommitting() bool { return c.Flags&flagStopCommitting != 0 }
@@ -55,26 +37,6 @@ func (k ActionKind) RealFunctions() string {
 		return "pipeline loop: _handle_executed_batch count times at the end of a stage's iteration"
 	}
 	return ""
-}
-
-// RequestFlagNames names the flags set in a Request's Flags, in bit order:
-// "adp-dummy", "skip-gen-revert", "pending-dummy", "inflight".
-func RequestFlagNames(flags uint8) []string {
-	var names []string
-	for _, f := range []struct {
-		bit  uint8
-		name string
-	}{
-		{requestFlagAdpDummy, "adp-dummy"},
-		{requestFlagSkipGenRevert, "skip-gen-revert"},
-		{requestFlagPendingDummy, "pending-dummy"},
-		{requestFlagInflight, "inflight"},
-	} {
-		if flags&f.bit != 0 {
-			names = append(names, f.name)
-		}
-	}
-	return names
 }
 
 // HasPool reports whether rank r has pool p.

@@ -2,64 +2,21 @@ package spec
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 )
 
-// Dump renders the whole state as stable, sorted lines: the crash, then per
-// rank its phase and batch, each live request, and each pool with its
-// caches. Transcripts print it for the `state` directive.
+// Dump renders the whole state as stable lines in the words of Describe,
+// which the transcripts' step summaries share: one line per entity with
+// its non-zero fields ("rank 0 target cache 3: active, incarnation 1,
+// capacity 12"). Transcripts print it for the `state` directive.
 func (sp *Spec) Dump(s *State) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "arrived %d/%d\n", s.Arrived, len(sp.Config.Requests))
-	if s.Crash.Happened {
-		fmt.Fprintf(&b, "crashed: %s\n", s.Crash.Describe())
-	}
-	for i := 0; i < int(s.PipelineLen); i++ {
-		it := &s.Pipeline[i]
-		fmt.Fprintf(&b, "pipeline iteration %d: batch [%s] forwarded %s handled %s done %s", i, it.Batch.describe(),
-			rankSet(it.Forwarded), rankSet(it.Handled), rankSet(it.Done))
-		if it.HandleCount > 0 {
-			fmt.Fprintf(&b, " handle-count %d", it.HandleCount-1)
+	for _, e := range sp.Describe(s) {
+		if name := e.Name(); name != "" {
+			b.WriteString(name + ": ")
 		}
-		b.WriteString("\n")
-	}
-	for r := uint8(0); r < sp.Config.Ranks; r++ {
-		v := s.view(&sp.Config, r)
-		fmt.Fprintf(&b, "rank %d: phase %s", r, v.rank.Phase)
-		if v.rank.Batch.Count > 0 {
-			fmt.Fprintf(&b, ", batch [%s]", v.rank.Batch.describe())
-		}
-		if v.rank.Previous.Count > 0 {
-			fmt.Fprintf(&b, ", previous batch [%s]", v.rank.Previous.describe())
-		}
-		if v.rank.Phase == PhaseQueued || v.rank.Phase == PhasePrepared || v.rank.Phase == PhaseForwarded {
-			if sp.Config.Loop == OverlapLoop {
-				fmt.Fprintf(&b, ", can_queue %v this rank %v", v.rank.CanQueue, v.rank.CanQueueThisRank)
-			}
-		}
-		if sp.Config.AttentionDP {
-			fmt.Fprintf(&b, ", expected active %d", v.rank.ExpectedActive)
-		}
-		if sp.Config.Loop == PipelineLoop {
-			fmt.Fprintf(&b, ", at pipeline iteration %d", v.rank.PipelinePos)
-		}
-		b.WriteString("\n")
-		for id := uint8(0); id < MaxIDs; id++ {
-			if line := v.describeRequest(id); line != "" {
-				fmt.Fprintf(&b, "  %s\n", line)
-			}
-		}
-		for p := Target; p < numPools; p++ {
-			if !sp.Config.hasPool(r, p) {
-				continue
-			}
-			fmt.Fprintf(&b, "  %s\n", v.describePool(p))
-			for id := uint8(0); id < MaxIDs; id++ {
-				if c := v.cache(p, id); c.Status != Absent {
-					fmt.Fprintf(&b, "    %s\n", v.describeCache(id, c))
-				}
-			}
-		}
+		b.WriteString(e.List() + "\n")
 	}
 	return b.String()
 }
@@ -103,63 +60,13 @@ func (b *Batch) describe() string {
 	return strings.Join(parts, ", ")
 }
 
-// describeRequest renders one request, or "" when it is not arrived.
-func (v rankView) describeRequest(id uint8) string {
-	r := v.request(id)
-	if r.State == NotArrived || (id == dummyID && r.State == Finished) {
-		return ""
-	}
-	name := fmt.Sprintf("req %d", id)
-	if id == 0 {
-		name = "dummy 0"
-	}
-	line := fmt.Sprintf("%s#%d %s prompt %d", name, r.Incarnation, r.State, r.Prompt)
-	if r.Flags&requestFlagPendingDummy != 0 {
-		line += " pending"
-	}
-	if r.Flags&requestFlagInflight != 0 {
-		line += " inflight"
-	}
-	switch r.State {
-	case ContextInit:
-		line += fmt.Sprintf(" pos %d draft-pos %d reused %d", r.Position, r.DraftPosition, r.Reused)
-	case GenerationInProgress, GenerationComplete:
-		line += fmt.Sprintf(" tokens %d drafts %d accepted %d", r.NumTokens, r.DraftLen, r.Accepted)
-	}
-	return line
-}
-
-// describePool renders a pool's page accounting.
+// describePool renders a pool's page accounting in Dump's words, with the
+// pool size and the caches it holds.
 func (v rankView) describePool(p PoolKind) string {
-	pool := v.pool(p)
-	line := fmt.Sprintf("%s pool: %d/%d free, %d slots used", p, pool.Free, v.cfg.poolBlocksOn(v.r, p), v.liveCaches(p))
-	var tree []string
-	for f, n := range pool.Tree {
-		if n > 0 {
-			tree = append(tree, fmt.Sprintf("family %d: %d", f, n))
-		}
-	}
-	if len(tree) > 0 {
-		line += ", tree " + strings.Join(tree, ", ")
-	}
-	return line
+	return fmt.Sprintf("%s pool of %d pages, %d caches: %s", p, v.cfg.poolBlocksOn(v.r, p), v.liveCaches(p), listFields(fields(reflect.ValueOf(*v.pool(p)))))
 }
 
-// describeCache renders one cache.
+// describeCache renders one cache in Dump's words.
 func (v rankView) describeCache(id uint8, c *Cache) string {
-	line := fmt.Sprintf("cache %d#%d %s cap %d hist %d committed %d blocks %d",
-		id, c.Incarnation, c.Status, c.Capacity, c.History, c.Committed, v.cfg.blocksFor(c.Capacity))
-	if c.Shared > 0 {
-		line += fmt.Sprintf(" shared %d", c.Shared)
-	}
-	if c.Offloaded > 0 {
-		line += fmt.Sprintf(" offloaded %d", c.Offloaded)
-	}
-	if c.AllocatedDraft > 0 {
-		line += fmt.Sprintf(" allocated-draft %d", c.AllocatedDraft-1)
-	}
-	if c.Flags&flagStopCommitting != 0 {
-		line += " stop-committing"
-	}
-	return line
+	return fmt.Sprintf("cache %d: %s", id, listFields(fields(reflect.ValueOf(*c))))
 }

@@ -1,0 +1,85 @@
+package spec
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestFieldKeys: every key the wording tables and the transcripts'
+// summary rules use names a field of a state type, so a renamed field
+// fails here instead of silently losing its words or its rule.
+func TestFieldKeys(t *testing.T) {
+	types := map[string]reflect.Type{}
+	for _, v := range []any{State{}, Rank{}, Pool{}, Cache{}, Request{}, Batch{}, Crash{}, PipelineIteration{}} {
+		types[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
+	}
+	keys := []FieldKey{KeyArrived, KeyPipelineLen, KeyCrash, KeyPipelineBatch, KeyPhase, KeyBatch, KeyPipelinePos,
+		KeyRequestIncarn, KeyPosition, KeyDraftPosition, KeyPreResizeCapacity, KeyRequestFlags, KeyCacheIncarn, KeyPoolTree}
+	for k := range fieldWords {
+		keys = append(keys, k)
+	}
+	for k := range fieldValues {
+		keys = append(keys, k)
+	}
+	for k := range indexWords {
+		keys = append(keys, k)
+	}
+	for _, k := range keys {
+		typeName, field, _ := strings.Cut(string(k), ".")
+		if typ, ok := types[typeName]; !ok {
+			t.Errorf("%s: no state type %s", k, typeName)
+		} else if _, ok := typ.FieldByName(field); !ok {
+			t.Errorf("%s: %s has no field %s", k, typeName, field)
+		}
+	}
+	for name := range entityArrays {
+		found := false
+		for _, typ := range types {
+			_, ok := typ.FieldByName(name)
+			found = found || ok
+		}
+		if !found {
+			t.Errorf("entity array %s: no state type has that field", name)
+		}
+	}
+	if got := flagNames(^uint8(0), requestFlagNames); got != "adp-dummy+skip-gen-revert+pending-dummy+inflight" ||
+		requestFlagInflight != 1<<3 || flagStopCommitting != 1 || flagNeverResumed != 2 {
+		t.Errorf("flag names out of step with the flag bits: %q", got)
+	}
+}
+
+// TestDumpWordsEveryEntity: Dump names each entity as the transcripts'
+// summaries do and words its fields, encoded ones decoded.
+func TestDumpWordsEveryEntity(t *testing.T) {
+	sc, err := LookupScenario("draft-admission")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := sc.Spec(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sp.Initial()
+	s.Arrived = 1
+	s.Ranks[0].Requests[1] = Request{State: ContextInit, Incarnation: 1, Prompt: 12, PreResizeCapacity: 1}
+	s.Ranks[0].Pools[Draft].Caches[1] = Cache{Status: Active, Incarnation: 1, Capacity: 8, Flags: flagStopCommitting, AllocatedDraft: 2}
+	s.Ranks[0].Pools[Draft].Free = 6
+	want := "arrived 1\n" +
+		"rank 0: idle\n" +
+		"rank 0 target pool: free pages 8\n" +
+		"rank 0 draft pool: free pages 6\n" +
+		"rank 0 draft cache 1: active, incarnation 1, capacity 8, flags stop-committing, _allocated_draft_lens 1\n" +
+		"rank 0 req 1: context, incarnation 1, prompt 12, py_ctx_pre_resize_cap 0\n"
+	if got := sp.Dump(&s); got != want {
+		t.Errorf("Dump:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestSplitWords(t *testing.T) {
+	for in, want := range map[string]string{"CanQueueThisRank": "can queue this rank", "NumTokens": "num tokens", "ID": "id", "PipelinePos": "pipeline pos"} {
+		if got := splitWords(in); got != want {
+			t.Errorf("splitWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
