@@ -72,11 +72,14 @@ func FileName(scenario string, fixes spec.Fixes, invariant string) string {
 }
 
 // fixesName is the fixes joined by "+", or "real-code".
-func fixesName(fixes spec.Fixes) string {
+func fixesName(fixes spec.Fixes) string { return fixesWords(fixes, "real-code") }
+
+// fixesWords is the fixes joined by "+", or realCode for none.
+func fixesWords(fixes spec.Fixes, realCode string) string {
 	if names := fixes.Names(); len(names) > 0 {
 		return strings.Join(names, "+")
 	}
-	return "real-code"
+	return realCode
 }
 
 // fixesArg is the fixes as the config directive's argument.
