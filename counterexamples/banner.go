@@ -70,7 +70,7 @@ func banner(ce Counterexample, steps []Step, marked int) []string {
 
 // title is the banner's first line.
 func title(ce Counterexample, steps []Step) string {
-	name := scenarioName(ce.Spec) + " (" + strings.ReplaceAll(fixesName(ce.Spec.Fixes), "real-code", "real code") + ")"
+	name := scenarioName(ce.Spec) + " (" + fixesWords(ce.Spec.Fixes, "real code") + ")"
 	for _, s := range steps {
 		if c := s.After.Crash; c.Happened {
 			return fmt.Sprintf("%s: %s raises %q", name, c.Function, c.String())

@@ -70,7 +70,7 @@ func explainPage(res *Result) page {
 		File:      res.File,
 		Command:   "kvcheck replay " + res.File,
 		Scenario:  scenarioName(sp),
-		Fixes:     strings.ReplaceAll(fixesName(sp.Fixes), "real-code", "none (the real code)"),
+		Fixes:     fixesWords(sp.Fixes, "none (the real code)"),
 		Matches:   res.Matches(),
 		Banner:    strings.Join(res.Transcript.Banner, "\n"),
 		Generator: template.HTML(ExplainGenerator),

@@ -83,11 +83,13 @@ type Replayer struct {
 //
 //	state
 //	----
-//	arrived 3/3
-//	rank 0: phase idle
+//	arrived 1
+//	rank 0: scheduled, batch [ctx 1 chunk 8]
+//	rank 0 target cache 1: active, incarnation 1, capacity 8
 //	...
 //
-// state dumps the whole state (spec.Spec.Dump); no arguments, no input.
+// state dumps the whole state (spec.Spec.Dump, in the step outputs'
+// words); no arguments, no input.
 //
 //	invariants
 //	----

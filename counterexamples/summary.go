@@ -251,8 +251,8 @@ func summarize(sp *spec.Spec, steps []Step, firstNumber int) []Line {
 		}
 		for _, v := range st.Violations {
 			message := v.Message
-			if s.crash != "" && strings.HasSuffix(s.crash, v.Message) {
-				message = "as above"
+			if c := st.After.Crash; c.Happened && v.Message == c.Describe() {
+				message = "as above" // the crash line says it
 			}
 			out = append(out, Line{Kind: LineViolation, Text: fmt.Sprintf("%sviolation %s: %s", where, v.Invariant, message)})
 		}

@@ -72,11 +72,14 @@ func FileName(scenario string, fixes spec.Fixes, invariant string) string {
 }
 
 // fixesName is the fixes joined by "+", or "real-code".
-func fixesName(fixes spec.Fixes) string {
+func fixesName(fixes spec.Fixes) string { return fixesWords(fixes, "real-code") }
+
+// fixesWords is the fixes joined by "+", or realCode for none.
+func fixesWords(fixes spec.Fixes, realCode string) string {
 	if names := fixes.Names(); len(names) > 0 {
 		return strings.Join(names, "+")
 	}
-	return "real-code"
+	return realCode
 }
 
 // fixesArg is the fixes as the config directive's argument.
@@ -226,43 +229,24 @@ func scenarioName(sp *spec.Spec) string {
 const configLineWidth = 128
 
 // ConfigText is the configuration as the config directive's input: the
-// settings of spec.FormatConfig that differ from the zero Config's, which
-// is what a transcript's configuration starts from (so the text is
-// self-contained and short), several to a line, then one request line
-// per request without its default arguments.
+// settings that differ from the zero Config's, which is what a
+// transcript's configuration starts from (so the text is self-contained
+// and short), several to a line, then one request line per request.
 func ConfigText(cfg *spec.Config) string {
-	zero := map[string]bool{}
-	for _, line := range strings.Split(spec.FormatConfig(&spec.Config{}), "\n") {
-		zero[line] = true
-	}
 	var b strings.Builder
 	line := ""
-	for _, setting := range strings.Split(spec.FormatConfig(cfg), "\n") {
-		if setting == "" || zero[setting] {
-			continue
-		}
-		if strings.HasPrefix(setting, "request ") {
-			if line != "" {
-				b.WriteString(line + "\n")
-				line = ""
-			}
-			for _, def := range []string{" family=none", " shared=0", " rank=0", " receiving_kv=false"} {
-				setting = strings.Replace(setting, def, "", 1)
-			}
-			b.WriteString(setting + "\n")
-			continue
-		}
-		if line != "" && len(line)+1+len(setting) > configLineWidth {
+	for _, setting := range spec.ChangedSettings(&spec.Config{}, cfg) {
+		if line != "" && len(line)+1+len(setting.String()) > configLineWidth {
 			b.WriteString(line + "\n")
 			line = ""
 		}
-		if line != "" {
-			line += " "
-		}
-		line += setting
+		line = strings.TrimPrefix(line+" "+setting.String(), " ")
 	}
 	if line != "" {
 		b.WriteString(line + "\n")
+	}
+	for _, r := range spec.RequestLines(cfg) {
+		b.WriteString(r + "\n")
 	}
 	return b.String()
 }

@@ -166,12 +166,20 @@ func FormatConfig(cfg *Config) string {
 	return b.String()
 }
 
+// formatRequest writes a request line with prompt and new, and family,
+// shared, rank and receiving_kv only where they differ from parseRequest's
+// defaults (none, 0, 0, false).
 func formatRequest(r RequestTemplate) string {
-	family := "none"
+	line := fmt.Sprintf("request prompt=%d new=%d", r.PromptLen, r.MaxNewTokens)
 	if r.Family != NoFamily {
-		family = strconv.Itoa(int(r.Family))
+		line += fmt.Sprintf(" family=%d", r.Family)
 	}
-	line := fmt.Sprintf("request prompt=%d new=%d family=%s shared=%d rank=%d", r.PromptLen, r.MaxNewTokens, family, r.SharedPrefix, r.Rank)
+	if r.SharedPrefix != 0 {
+		line += fmt.Sprintf(" shared=%d", r.SharedPrefix)
+	}
+	if r.Rank != 0 {
+		line += fmt.Sprintf(" rank=%d", r.Rank)
+	}
 	if r.ReceivingKV {
 		line += " receiving_kv=true"
 	}

@@ -220,27 +220,11 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 // configuration text lines (spec.FormatConfig), and its request lines when
 // the requests changed.
 func configChanges(base, reduced *spec.Config) []string {
-	before := strings.Split(strings.TrimSpace(spec.FormatConfig(base)), "\n")
-	after := strings.Split(strings.TrimSpace(spec.FormatConfig(reduced)), "\n")
-	var out, requests []string
-	requestsChanged := false
-	for _, line := range after {
-		if strings.HasPrefix(line, "request ") {
-			requests = append(requests, line)
-			continue
-		}
-		if !slices.Contains(before, line) {
-			out = append(out, line)
-		}
+	var out []string
+	for _, s := range spec.ChangedSettings(base, reduced) {
+		out = append(out, s.String())
 	}
-	var baseRequests []string
-	for _, line := range before {
-		if strings.HasPrefix(line, "request ") {
-			baseRequests = append(baseRequests, line)
-		}
-	}
-	requestsChanged = !slices.Equal(requests, baseRequests)
-	if requestsChanged {
+	if requests := spec.RequestLines(reduced); !slices.Equal(requests, spec.RequestLines(base)) {
 		out = append(out, requests...)
 	}
 	return out

@@ -1,0 +1,30 @@
+package spec
+
+// ConfigSetting is one key=value setting of the configuration text.
+type ConfigSetting struct{ Key, Value string }
+
+// String is the setting as the text writes it: "draft_blocks=8".
+func (s ConfigSetting) String() string { return s.Key + "=" + s.Value }
+
+// ChangedSettings lists the settings of cfg whose values differ from
+// base's, in the text form's order (FormatConfig's).
+func ChangedSettings(base, cfg *Config) []ConfigSetting {
+	var out []ConfigSetting
+	for i := range configFields {
+		f := &configFields[i]
+		if v := f.value(cfg); v != f.value(base) {
+			out = append(out, ConfigSetting{f.key, v})
+		}
+	}
+	return out
+}
+
+// RequestLines are cfg's requests as the text's request lines
+// (FormatConfig's).
+func RequestLines(cfg *Config) []string {
+	out := make([]string, len(cfg.Requests))
+	for i, r := range cfg.Requests {
+		out[i] = formatRequest(r)
+	}
+	return out
+}
