@@ -10,3 +10,5 @@ require (
 	github.com/spf13/pflag v1.1.0
 	pgregory.net/rapid v1.3.0
 )
+
+require gopkg.in/yaml.v3 v3.0.1 // indirect

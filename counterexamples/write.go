@@ -259,8 +259,12 @@ func ConfigText(cfg *spec.Config) string {
 func skeleton(ce Counterexample, groups [][]int, marked int) string {
 	var b strings.Builder
 	b.WriteString("config")
-	if ce.Spec.Scenario != nil {
-		b.WriteString(" scenario=" + ce.Spec.Scenario.Name)
+	// Only a built-in scenario is named: replay looks it up by name, and
+	// the configuration below is the whole of a --config file's.
+	if sc := ce.Spec.Scenario; sc != nil {
+		if builtin, err := spec.LookupScenario(sc.Name); err == nil && builtin == sc {
+			b.WriteString(" scenario=" + sc.Name)
+		}
 	}
 	b.WriteString(" fixes=" + fixesArg(ce.Spec.Fixes) + "\n")
 	b.WriteString(ConfigText(&ce.Spec.Config))

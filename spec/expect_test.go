@@ -60,3 +60,15 @@ func TestFixesLabelRoundTrip(t *testing.T) {
 		t.Errorf("unknown fix in a label: %v", err)
 	}
 }
+
+// TestEveryScenarioGoalHasAName: scenario files name goals, so every goal
+// a built-in scenario uses can be looked up by its name.
+func TestEveryScenarioGoalHasAName(t *testing.T) {
+	for _, sc := range Scenarios() {
+		for _, g := range sc.Goals {
+			if found, err := LookupGoal(g.Name); err != nil || found.Doc != g.Doc {
+				t.Errorf("scenario %s: goal %s: %v", sc.Name, g.Name, err)
+			}
+		}
+	}
+}

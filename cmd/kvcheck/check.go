@@ -12,13 +12,13 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
-	"github.com/spf13/pflag"
 )
 
 // checkOptions are the flags of `kvcheck check`.
 type checkOptions struct {
 	scenarios []string
 	fixes     []string
+	configs   []string // --config FILE (config.go)
 	depth     int
 	maxStates int
 	workers   int
@@ -37,6 +37,9 @@ type checkOptions struct {
 type variant struct {
 	scenario *spec.Scenario
 	fixes    spec.Fixes
+	// configPath is the --config file the scenario comes from ("" for a
+	// built-in scenario).
+	configPath string
 }
 
 // checkReport is one line of `kvcheck check --json`.
@@ -81,10 +84,10 @@ const defaultMaxStates = 5_000_000
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	var opts checkOptions
-	flags := pflag.NewFlagSet("check", pflag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags := newFlagSet("check", stderr)
 	flags.StringArrayVar(&opts.scenarios, "scenario", nil, "built-in scenario to check (repeatable; default: all)")
 	flags.StringArrayVar(&opts.fixes, "fix", nil, "fix variant to apply (repeatable; 'none' = the real code alone; default: the real code and each of the scenario's fixes)")
+	flags.StringArrayVar(&opts.configs, "config", nil, "check the configuration in FILE: kvcheck's configuration text, or TensorRT-LLM LLM API options (YAML) with a kvcheck: section (repeatable)")
 	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth (default: the scenario's)")
 	flags.IntVar(&opts.maxStates, "max-states", defaultMaxStates, "maximum number of distinct states")
 	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "parallel expansion workers (results do not depend on it)")
@@ -97,19 +100,26 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected (the plain model checker's exit)")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms (actions, branches of the real code, raises) the run exercised, and those it never reached")
-	if err := flags.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
-		return exitUsage
+	if code, done := parseFlags(flags, args, stdout); done {
+		return code
 	}
 	if flags.NArg() > 0 {
-		fmt.Fprintf(stderr, "kvcheck check: unexpected argument %q (scenarios are given with --scenario)\n", flags.Arg(0))
+		fmt.Fprintf(stderr, "kvcheck check: unexpected argument %s (scenarios are given with --scenario, files with --config)\n%s", quote(flags.Arg(0)), usageLine("check"))
 		return exitUsage
 	}
 	if opts.depth < 0 || opts.maxStates < 0 {
 		fmt.Fprintln(stderr, "kvcheck check: --depth and --max-states must not be negative")
 		return exitUsage
 	}
-	variants, err := selectVariants(opts)
+	if err := validateRunFlags(opts.workers, opts.out, opts.rewrite); err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
+		return exitUsage
+	}
+	derivation := stdout
+	if opts.json {
+		derivation = stderr
+	}
+	variants, err := selection{opts.scenarios, opts.fixes, opts.configs}.variants(derivation)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
@@ -153,46 +163,6 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return opts.gate.gateStatus(reports)
-}
-
-// selectVariants expands the --scenario and --fix flags.
-func selectVariants(opts checkOptions) ([]variant, error) {
-	scenarios := spec.Scenarios()
-	if len(opts.scenarios) > 0 {
-		scenarios = nil
-		for _, name := range opts.scenarios {
-			sc, err := spec.LookupScenario(name)
-			if err != nil {
-				return nil, err
-			}
-			scenarios = append(scenarios, sc)
-		}
-	}
-	var explicit *spec.Fixes
-	if len(opts.fixes) > 0 {
-		var names []string
-		for _, n := range opts.fixes {
-			if n != "none" {
-				names = append(names, n)
-			}
-		}
-		fixes, err := spec.ParseFixes(names)
-		if err != nil {
-			return nil, fmt.Errorf("%v (or 'none')", err)
-		}
-		explicit = &fixes
-	}
-	var out []variant
-	for _, sc := range scenarios {
-		if explicit != nil {
-			out = append(out, variant{sc, *explicit})
-			continue
-		}
-		for _, fixes := range sc.Variants() {
-			out = append(out, variant{sc, fixes})
-		}
-	}
-	return out, nil
 }
 
 // checkVariant runs the exhaustive checker on one variant.
@@ -297,6 +267,9 @@ func traceLines(trace []spec.Action) []string {
 // code).
 func variantCommand(subcommand string, v variant) []string {
 	parts := []string{commandName(), subcommand, "--scenario", v.scenario.Name}
+	if v.configPath != "" {
+		parts = []string{commandName(), subcommand, "--config", v.configPath}
+	}
 	names := v.fixes.Names()
 	if len(names) == 0 {
 		names = []string{"none"}

@@ -88,7 +88,7 @@ func writeNewFiles(dir string, rewrite bool, files []namedFile, who, rewriteComm
 	written := map[string]bool{}
 	for _, f := range files {
 		path := filepath.Join(dir, f.name)
-		if err := os.WriteFile(path, f.data, 0o644); err != nil {
+		if err := writeFileAtomic(path, f.data, 0o644); err != nil {
 			fmt.Fprintf(stderr, "%s: --out: %v\nreproduce: %s\n", who, err, rewriteCommand)
 			return nil, exitUsage
 		}

@@ -11,13 +11,13 @@ import (
 
 	"github.com/kvcheck/kvcheck/fuzz"
 	"github.com/kvcheck/kvcheck/spec"
-	"github.com/spf13/pflag"
 )
 
 // fuzzOptions are the flags of `kvcheck fuzz`.
 type fuzzOptions struct {
 	scenarios []string
 	fixes     []string
+	configs   []string // --config FILE (config.go)
 	seed      uint64
 	duration  time.Duration
 	walks     int
@@ -55,6 +55,8 @@ type fuzzReport struct {
 	ReducedTrace  []string `json:"reduced_trace,omitempty"`
 	// reduced is the spec of the reduced configuration, for --out.
 	reduced *spec.Spec
+	// variant is the variant fuzzed, for --out.
+	variant variant
 }
 
 // defaultFuzzTime is the time budget of each variant when --time is not given.
@@ -62,10 +64,10 @@ const defaultFuzzTime = 5 * time.Second
 
 func runFuzz(args []string, stdout, stderr io.Writer) int {
 	var opts fuzzOptions
-	flags := pflag.NewFlagSet("fuzz", pflag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags := newFlagSet("fuzz", stderr)
 	flags.StringArrayVar(&opts.scenarios, "scenario", nil, "built-in scenario to fuzz (repeatable; default: all)")
 	flags.StringArrayVar(&opts.fixes, "fix", nil, "fix variant to apply (repeatable; 'none' = the real code alone; default: the real code and each of the scenario's fixes)")
+	flags.StringArrayVar(&opts.configs, "config", nil, "fuzz the configuration in FILE: kvcheck's configuration text, or TensorRT-LLM LLM API options (YAML) with a kvcheck: section (repeatable)")
 	flags.Uint64Var(&opts.seed, "seed", 0, "seed of every random choice (default: a new one, printed)")
 	flags.DurationVar(&opts.duration, "time", defaultFuzzTime, "time budget per variant (0: none, then --walks bounds the run)")
 	flags.IntVar(&opts.walks, "walks", 0, "walk budget per variant (0: none)")
@@ -77,12 +79,11 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms the walks exercised, and those they never reached")
-	if err := flags.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
-		return exitUsage
+	if code, done := parseFlags(flags, args, stdout); done {
+		return code
 	}
 	if flags.NArg() > 0 {
-		fmt.Fprintf(stderr, "kvcheck fuzz: unexpected argument %q (scenarios are given with --scenario)\n", flags.Arg(0))
+		fmt.Fprintf(stderr, "kvcheck fuzz: unexpected argument %s (scenarios are given with --scenario, files with --config)\n%s", quote(flags.Arg(0)), usageLine("fuzz"))
 		return exitUsage
 	}
 	switch {
@@ -92,14 +93,19 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	case opts.duration == 0 && opts.walks == 0:
 		fmt.Fprintln(stderr, "kvcheck fuzz: --time 0 needs a --walks budget")
 		return exitUsage
-	case opts.workers < 1:
-		fmt.Fprintln(stderr, "kvcheck fuzz: --workers must be at least 1")
+	}
+	if err := validateRunFlags(opts.workers, opts.out, opts.rewrite); err != nil {
+		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage
 	}
 	if !flags.Changed("seed") {
 		opts.seed = uint64(time.Now().UnixNano())
 	}
-	variants, err := selectVariants(checkOptions{scenarios: opts.scenarios, fixes: opts.fixes})
+	derivation := stdout
+	if opts.json {
+		derivation = stderr
+	}
+	variants, err := selection{opts.scenarios, opts.fixes, opts.configs}.variants(derivation)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage
@@ -180,8 +186,9 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 			Trace:       []string{},
 			Reproduce:   fuzzReproduceCommand(v, opts),
 		},
-		Seed:  opts.seed,
-		Walks: res.Walks,
+		Seed:    opts.seed,
+		Walks:   res.Walks,
+		variant: v,
 	}
 	for _, g := range res.Goals {
 		r.Goals[g.Name] = g.Reached

@@ -20,16 +20,7 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 		if r.Invariant == unreachedGoal {
 			continue
 		}
-		sc, err := spec.LookupScenario(r.Scenario)
-		if err != nil {
-			fmt.Fprintf(stderr, "kvcheck fuzz: --out: %v\n", err)
-			return exitUsage
-		}
-		fixes, err := spec.ParseFixes(r.Fixes)
-		if err != nil {
-			fmt.Fprintf(stderr, "kvcheck fuzz: --out: %v\n", err)
-			return exitUsage
-		}
+		sc, fixes := r.variant.scenario, r.variant.fixes
 		sp, err := sc.Spec(fixes)
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck fuzz: --out: %v\n", err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/kvcheck/kvcheck/counterexamples/lin"
-	"github.com/spf13/pflag"
 )
 
 // linGenerator marks an HTML file written by `kvcheck lin --html`, so a
@@ -24,14 +23,12 @@ const linGenerator = "<!-- kvcheck lin: porcupine visualization -->"
 // partitioned per (rank, pool). Exit 0 linearizable, 1 not (naming the
 // first operation no legal order explains), 2 bad input or undecided.
 func runLin(args []string, stdout, stderr io.Writer) int {
-	flags := pflag.NewFlagSet("lin", pflag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags := newFlagSet("lin", stderr)
 	out := flags.String("html", "", "write porcupine's visualization of the check to this HTML file")
 	scenario := flags.String("scenario", "", "built-in scenario whose configuration the engine ran (default: the history's header)")
 	timeout := flags.Duration("timeout", 0, "give up after this long (0: no limit); an undecided check exits 2")
-	if err := flags.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "kvcheck lin: %v\n", err)
-		return exitUsage
+	if code, done := parseFlags(flags, args, stdout); done {
+		return code
 	}
 	if flags.NArg() != 1 {
 		fmt.Fprintln(stderr, "kvcheck lin: expected one HISTORY file\nusage: kvcheck lin HISTORY [--html OUT] [--scenario NAME] [--timeout D]")
@@ -74,7 +71,7 @@ func runLin(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kvcheck lin: --html: %v\n", err)
 			return exitUsage
 		}
-		if err := os.WriteFile(*out, page.Bytes(), 0o644); err != nil {
+		if err := writeFileAtomic(*out, page.Bytes(), 0o644); err != nil {
 			fmt.Fprintf(stderr, "kvcheck lin: --html: %v\n", err)
 			return exitUsage
 		}

@@ -3,28 +3,33 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/kvcheck/kvcheck/spec"
-	"github.com/spf13/pflag"
 )
 
 // runList is `kvcheck list`: the scenarios, invariants, fixes and pre-fix
 // switches, one line each.
 func runList(args []string, stdout, stderr io.Writer) int {
-	flags := pflag.NewFlagSet("list", pflag.ContinueOnError)
-	flags.SetOutput(stderr)
-	if err := flags.Parse(args); err != nil {
-		return exitUsage
+	flags := newFlagSet("list", stderr)
+	markdown := flags.Bool("markdown", false, "print the scenario table of the README (Markdown) instead")
+	if code, done := parseFlags(flags, args, stdout); done {
+		return code
 	}
 	if flags.NArg() > 0 {
-		fmt.Fprintf(stderr, "kvcheck list: unexpected argument %q\n", flags.Arg(0))
+		fmt.Fprintf(stderr, "kvcheck list: unexpected argument %s\n%s", quote(flags.Arg(0)), usageLine("list"))
 		return exitUsage
+	}
+	if *markdown {
+		printScenarioTable(stdout)
+		return exitOK
 	}
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "SCENARIOS\t")
 	for _, sc := range spec.Scenarios() {
 		fmt.Fprintf(w, "  %s\t%s (%s)\n", sc.Name, sc.Doc, sc.Report)
+		fmt.Fprintf(w, "  \t  expected: %s\n", expectedVerdicts(sc))
 	}
 	fmt.Fprintln(w, "INVARIANTS\t")
 	sp, err := spec.Scenarios()[0].Spec(0)
@@ -45,4 +50,35 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	}
 	w.Flush()
 	return exitOK
+}
+
+// expectedVerdicts is "real-code → INVARIANT, FIX → ok, ..." for a
+// scenario's variants.
+func expectedVerdicts(sc *spec.Scenario) string {
+	var parts []string
+	for _, fixes := range sc.Variants() {
+		verdict, ok := sc.Expected(fixes)
+		if !ok {
+			verdict = "(not declared)"
+		}
+		parts = append(parts, fixes.Label()+" → "+verdict)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printScenarioTable prints the README's scenario table: each scenario,
+// what it reproduces, where it comes from, and the verdict expected of
+// each variant.
+func printScenarioTable(w io.Writer) {
+	fmt.Fprintln(w, "| scenario | what it reproduces | from | expected verdicts |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+	for _, sc := range spec.Scenarios() {
+		var verdicts []string
+		for _, fixes := range sc.Variants() {
+			verdict, _ := sc.Expected(fixes)
+			verdicts = append(verdicts, fmt.Sprintf("`%s` → `%s`", fixes.Label(), verdict))
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s |\n", sc.Name, cell(sc.Doc), cell(sc.Report), strings.Join(verdicts, "<br>"))
+	}
 }

@@ -34,8 +34,8 @@ const (
 
 const usage = `kvcheck: a model checker for the KV-cache managers of LLM serving engines
 
-Usage:
-  kvcheck check [--scenario NAME]... [--fix NAME]... [--depth N] [--max-states N]
+Usage (kvcheck COMMAND --help for a command's flags and an example):
+  kvcheck check [--scenario NAME]... [--config FILE]... [--fix NAME]... [--depth N] [--max-states N]
                 [--workers N] [--keep-going] [--invariant NAME]... [--liveness=false]
                 [--json]
       Exhaustively check built-in scenarios. Without --scenario, every scenario;
@@ -48,8 +48,19 @@ Usage:
       Random walks with state-novelty feedback, for configurations too large
       to exhaust. Prints the seed; stops at the first violation (or the budget,
       default 5s per variant), shrinks it and prints the command that replays it.
-  kvcheck list
-      List scenarios, invariants and fixes, one line each.
+  kvcheck check ... --config FILE
+  kvcheck fuzz ... --config FILE
+      Check (or fuzz) the configuration in FILE (repeatable): kvcheck's
+      configuration text, or the TensorRT-LLM LLM API options of a deployment
+      (YAML, as for trtllm-serve --extra_llm_api_options) with a kvcheck:
+      section; prints the scaled configuration derived and why.
+  kvcheck list [--markdown]
+      List scenarios (with the verdict expected of each variant), invariants
+      and fixes, one line each; --markdown prints the README's scenario table.
+  kvcheck show-config NAME
+      Print a built-in scenario as a file to copy, edit and check with --config.
+  kvcheck version
+      Print the module version and the TensorRT-LLM code the spec models.
   kvcheck check ... --out DIR [--rewrite]
       Also write each counterexample as a transcript in DIR (and, per fix that
       closes it, the same actions replayed under the fix); --rewrite replaces
@@ -98,10 +109,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runLin(args[1:], stdout, stderr)
 	case "fuzz":
 		return runFuzz(args[1:], stdout, stderr)
+	case "show-config":
+		return runShowConfig(args[1:], stdout, stderr)
+	case "version":
+		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "kvcheck: unknown command %q; expected one of: check, fuzz, list, replay, explain, lin\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "kvcheck: unknown command %s; expected one of: %s\n\n%s", quote(args[0]), commandNames(), usage)
 	return exitUsage
 }

@@ -123,7 +123,7 @@ func TestCheckBadUsage(t *testing.T) {
 		{[]string{"check", "--depth", "-1"}, "must not be negative"},
 		{[]string{"check", "stray"}, "unexpected argument"},
 		{[]string{"frobnicate"}, "unknown command"},
-		{nil, "Usage:"},
+		{nil, "Usage ("},
 	}
 	for _, tt := range tests {
 		code, _, errOut := runKvcheck(tt.args...)

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/kvcheck/kvcheck/counterexamples"
-	"github.com/spf13/pflag"
 )
 
 // runReplay is `kvcheck replay [--rewrite] FILE...`: re-execute each
@@ -16,12 +15,10 @@ import (
 // 1; --rewrite writes the actual outputs into the file instead. A
 // malformed transcript exits 2 with file:line and what was expected.
 func runReplay(args []string, stdout, stderr io.Writer) int {
-	flags := pflag.NewFlagSet("replay", pflag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags := newFlagSet("replay", stderr)
 	rewrite := flags.Bool("rewrite", false, "write the actual outputs into each file that differs")
-	if err := flags.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "kvcheck replay: %v\n", err)
-		return exitUsage
+	if code, done := parseFlags(flags, args, stdout); done {
+		return code
 	}
 	if flags.NArg() == 0 {
 		fmt.Fprintln(stderr, "kvcheck replay: expected at least one transcript FILE\nusage: kvcheck replay [--rewrite] FILE...")
@@ -57,7 +54,7 @@ func replayOne(path string, rewrite bool, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kvcheck replay: %v\n", err)
 			return exitUsage
 		}
-		if err := os.WriteFile(path, res.Actual, info.Mode().Perm()); err != nil {
+		if err := writeFileAtomic(path, res.Actual, info.Mode().Perm()); err != nil {
 			fmt.Fprintf(stderr, "kvcheck replay: %v\n", err)
 			return exitUsage
 		}

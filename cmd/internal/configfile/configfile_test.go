@@ -1,0 +1,154 @@
+package configfile
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kvcheck/kvcheck/model"
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+// TestBuiltinScenariosRoundTrip: every built-in scenario, written as a
+// scenario file, reads back as the same scenario.
+func TestBuiltinScenariosRoundTrip(t *testing.T) {
+	for _, sc := range spec.Scenarios() {
+		data, err := Format(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Parse(sc.Name+".yaml", data)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", sc.Name, err, data)
+		}
+		got := f.Scenario
+		if f.Kind != KindScenario || got.Name != sc.Name || got.Doc != sc.Doc || got.Report != sc.Report ||
+			got.Depth != sc.Depth || got.MaxStates != sc.MaxStates {
+			t.Errorf("%s: read back as %s %q %q %d %d", sc.Name, f.Kind, got.Name, got.Doc, got.Depth, got.MaxStates)
+		}
+		if !reflect.DeepEqual(got.Config, sc.Config) {
+			t.Errorf("%s: config read back as\n%s\nwant\n%s", sc.Name, spec.FormatConfig(&got.Config), spec.FormatConfig(&sc.Config))
+		}
+		if !reflect.DeepEqual(got.Variants(), sc.Variants()) || !reflect.DeepEqual(got.Expect, sc.Expect) {
+			t.Errorf("%s: variants %v expect %v; want %v %v", sc.Name, got.Variants(), got.Expect, sc.Variants(), sc.Expect)
+		}
+		var gotGoals, wantGoals []string
+		for _, g := range got.Goals {
+			gotGoals = append(gotGoals, g.Name)
+		}
+		for _, g := range sc.Goals {
+			wantGoals = append(wantGoals, g.Name)
+		}
+		if !reflect.DeepEqual(gotGoals, wantGoals) {
+			t.Errorf("%s: goals %v, want %v", sc.Name, gotGoals, wantGoals)
+		}
+	}
+}
+
+// TestSeed000DeploymentFindsTheDraftAdmissionCrash: the TensorRT-LLM
+// options of seed 000's deployment (PP 2, TP 4, MTP draft 1, block reuse,
+// chunked prefill) with a kvcheck: section scale to two pipeline stages of
+// one rank each, and the checker finds _prepare_draft_resources raising
+// on rank 0, as the report did; joint admission closes it.
+func TestSeed000DeploymentFindsTheDraftAdmissionCrash(t *testing.T) {
+	f, err := Load(seedDeployment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := f.Scenario.Config
+	if f.Kind != KindTRTLLM || cfg.Loop != spec.PipelineLoop || cfg.Ranks != 2 || cfg.MaxDraftLen != 1 ||
+		!cfg.BlockReuse || !cfg.ChunkedPrefill || cfg.DraftPool != spec.UnpairedDraftPool || cfg.TokensPerBlock != 4 ||
+		cfg.TargetBlocks != 8 || cfg.DraftBlocks != 8 || cfg.MaxNumTokens != 8 || cfg.MaxBatchSize != 4 || len(cfg.Requests) != 3 {
+		t.Fatalf("%s:\n%s", f.Kind, spec.FormatConfig(&cfg))
+	}
+	var mapped []string
+	for _, m := range f.Mapping {
+		mapped = append(mapped, m.Option)
+	}
+	for _, want := range []string{"pipeline_parallel_size: 2", "tensor_parallel_size: 4", "kv_cache_config.tokens_per_block: 64", "speculative_config.decoding_type: MTP"} {
+		if !strings.Contains(strings.Join(mapped, "\n"), want) {
+			t.Errorf("mapping lacks %q: %v", want, mapped)
+		}
+	}
+	if len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], "kv_cache_config.dtype (line 18)") {
+		t.Errorf("warnings %v, want kv_cache_config.dtype named with its line", f.Warnings)
+	}
+	for _, tc := range []struct {
+		fixes spec.Fixes
+		want  string
+	}{{0, "rank 0 draft pool request 3: _prepare_draft_resources raised RuntimeError: Draft KV cache context resize failed for request 3"}, {spec.FixSetOf(spec.FixJointAdmission), ""}} {
+		sp, err := f.Scenario.Spec(tc.fixes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: f.Scenario.Depth, Workers: 1})
+		switch {
+		case tc.want == "" && len(res.Violations) > 0:
+			t.Errorf("%s: %s", tc.fixes.Label(), res.Violations[0].Message)
+		case tc.want != "" && (len(res.Violations) == 0 || !strings.HasPrefix(res.Violations[0].Message, tc.want)):
+			t.Errorf("%s: %v, want %q", tc.fixes.Label(), res.Violations, tc.want)
+		}
+		if want, _ := f.Scenario.Expected(tc.fixes); (want == spec.VerdictOK) != (tc.want == "") {
+			t.Errorf("%s: expected verdict %s", tc.fixes.Label(), want)
+		}
+	}
+}
+
+// TestConfigText: a file of kvcheck's configuration text is read as such,
+// from the zero configuration, named after the file.
+func TestConfigText(t *testing.T) {
+	sc := spec.Scenarios()[0]
+	path := filepath.Join(t.TempDir(), "mine.txt")
+	os.WriteFile(path, []byte("# my configuration\n"+spec.FormatConfig(&sc.Config)), 0o644)
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Kind != KindConfigText || f.Scenario.Name != "mine" || !reflect.DeepEqual(f.Scenario.Config, sc.Config) {
+		t.Fatalf("%s %s", f.Kind, f.Scenario.Name)
+	}
+	os.WriteFile(path, []byte("# c\n\ntokens_per_block=4\nmax_batch_size=lots\n"), 0o644)
+	if _, err := Load(path); err == nil || !strings.HasPrefix(err.Error(), path+":4: ") || !strings.Contains(err.Error(), "expected an integer") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestErrorsNameFileLineAndForm: invalid values are errors naming the
+// file, the line and the expected form.
+func TestErrorsNameFileLineAndForm(t *testing.T) {
+	seed, err := os.ReadFile(seedDeployment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ old, new, want string }{
+		{"enable_block_reuse: true", "enable_block_reuse: maybe", `:16: kv_cache_config.enable_block_reuse: expected true or false, got the value "maybe"`},
+		{"max_draft_len: 1", "max_draft_len: -1", ":14: speculative_config.max_draft_len: expected an integer 1..64"},
+		{"target_pages: 8", "target_pages: [8]", ":26: target_pages: expected an integer 1..250, got a list"},
+		{"target_pages: 8", "target_pagez: 8", `:26: kvcheck: unknown key "target_pagez"; expected one of: name,`},
+		{"{fixes: joint-admission, expect: ok}", "{fixes: joint-admision, expect: ok}", `:33: variants: unknown fix "joint-admision"`},
+		{"{fixes: joint-admission, expect: ok}", "{fixes: joint-admission, expect: fine}", `:33: variants: unknown verdict "fine"; expected one of: ok, `},
+		{"target_pages: 8", "target_pages: 2", ":24: the scaled configuration is not one kvcheck can check: invalid configuration: target_blocks must hold the longest request"},
+		{"  tokens_per_block: 4\n", "  tokens_per_block: 4\n  version: v9\n", `:26: version: expected one of v1.3.0rc25, 00746ef, got "v9"`},
+		{"max_batch_size: 64", "max_batch_size: 64\n\tx: 1", ":8: not valid YAML"}, // yaml.v3 names the line the tab follows,
+		{"max_batch_size: 64", "max_batch_size: 64\nmax_batch_size: 8", `:9: the file: key "max_batch_size" given twice (first on line 8)`},
+	}
+	for _, tt := range tests {
+		text := strings.Replace(string(seed), tt.old, tt.new, 1)
+		if text == string(seed) {
+			t.Fatalf("%q not in the seed file", tt.old)
+		}
+		_, err := Parse("f.yaml", []byte(text))
+		if err == nil || !strings.Contains(err.Error(), "f.yaml"+tt.want) {
+			t.Errorf("%s → %s: error %v; want %q", tt.old, tt.new, err, tt.want)
+		}
+	}
+	if _, err := Load("/dev/null"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("/dev/null: %v", err)
+	}
+}
+
+// seedDeployment is the README's example: seed 000's deployment as
+// TensorRT-LLM options with a kvcheck: section.
+const seedDeployment = "../../../docs/examples/seed000-deployment.yaml"

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+// selection is what the --scenario, --fix and --config flags of check and
+// fuzz select.
+type selection struct {
+	scenarios, fixes, configs []string
+}
+
+// variants expands a selection: the built-in scenarios named (all of them
+// when neither --scenario nor --config is given) and the scenario of each
+// --config file, each under the --fix set or, without --fix, as the real
+// code and with each of its fix sets. It prints on w how each --config
+// file's configuration was derived. --fix none beside another fix, or a
+// fix none of the selected built-in scenarios is checked with, is an
+// error; a --config file's scenario may take any fix.
+func (s selection) variants(w io.Writer) ([]variant, error) {
+	type source struct {
+		sc   *spec.Scenario
+		path string
+	}
+	var sources []source
+	for _, name := range s.scenarios {
+		sc, err := lookupScenario(name)
+		if err != nil {
+			return nil, err
+		}
+		sources = append(sources, source{sc: sc})
+	}
+	for _, path := range s.configs {
+		f, err := configfile.Load(path)
+		if err != nil {
+			return nil, fmt.Errorf("--config: %v", err)
+		}
+		printDerivation(w, f)
+		sources = append(sources, source{sc: f.Scenario, path: path})
+	}
+	if len(s.scenarios) == 0 && len(s.configs) == 0 {
+		for _, sc := range spec.Scenarios() {
+			sources = append(sources, source{sc: sc})
+		}
+	}
+	var explicit *spec.Fixes
+	if len(s.fixes) > 0 {
+		var names []string
+		for _, n := range s.fixes {
+			if n != "none" {
+				names = append(names, n)
+			}
+		}
+		if len(names) > 0 && len(names) < len(s.fixes) {
+			return nil, fmt.Errorf("--fix none (the real code alone) cannot be combined with another --fix")
+		}
+		fixes, err := parseFixes(names)
+		if err != nil {
+			return nil, err
+		}
+		var builtins []*spec.Scenario
+		for _, src := range sources {
+			if src.path == "" {
+				builtins = append(builtins, src.sc)
+			}
+		}
+		if len(s.configs) == 0 {
+			if err := fixesBelong(fixes, builtins); err != nil {
+				return nil, err
+			}
+		}
+		explicit = &fixes
+	}
+	var out []variant
+	for _, src := range sources {
+		if explicit != nil {
+			out = append(out, variant{src.sc, *explicit, src.path})
+			continue
+		}
+		for _, fixes := range src.sc.Variants() {
+			out = append(out, variant{src.sc, fixes, src.path})
+		}
+	}
+	return out, nil
+}
+
+// fixesBelong reports a fix that none of the scenarios is checked with: a
+// slip more often than an experiment. (With a --config file any fix may
+// apply.)
+func fixesBelong(fixes spec.Fixes, scenarios []*spec.Scenario) error {
+	var names, offered []string
+	has := map[spec.Fix]bool{}
+	for _, sc := range scenarios {
+		names = append(names, sc.Name)
+		for _, set := range sc.FixSets {
+			for _, f := range set {
+				if !has[f] {
+					offered = append(offered, f.String())
+				}
+				has[f] = true
+			}
+		}
+	}
+	for _, fix := range fixes.List() {
+		if !has[fix] {
+			return fmt.Errorf("--fix %s belongs to none of the selected scenarios (%s); their fixes: %s",
+				fix, strings.Join(names, ", "), strings.Join(offered, ", "))
+		}
+	}
+	return nil
+}
+
+// printDerivation prints how a --config file became the configuration
+// checked: each option, the settings it gave and why, then the warnings.
+func printDerivation(w io.Writer, f *configfile.File) {
+	fmt.Fprintf(w, "kvcheck: %s (%s) is checked as scenario %s", f.Path, f.Kind, f.Scenario.Name)
+	if len(f.Mapping) == 0 {
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintln(w, ", scaled down as follows:")
+	}
+	for _, m := range f.Mapping {
+		where := "  -"
+		if m.Line > 0 {
+			where = fmt.Sprintf("  line %d", m.Line)
+		}
+		settings := "(no setting)"
+		if len(m.Settings) > 0 {
+			settings = strings.Join(m.Settings, " ")
+		}
+		fmt.Fprintf(w, "%s: %s → %s: %s\n", where, m.Option, settings, m.Why)
+	}
+	for _, warn := range f.Warnings {
+		fmt.Fprintf(w, "kvcheck: warning: %s: %s\n", f.Path, warn)
+	}
+}
+
+// lookupScenario is spec.LookupScenario with an error that quotes a
+// bounded prefix of the name.
+func lookupScenario(name string) (*spec.Scenario, error) {
+	sc, err := spec.LookupScenario(name)
+	if err == nil {
+		return sc, nil
+	}
+	var names []string
+	for _, sc := range spec.Scenarios() {
+		names = append(names, sc.Name)
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("unknown scenario %s; valid scenarios: %s", quote(name), strings.Join(names, ", "))
+}
+
+// parseFixes is spec.ParseFixes with an error that quotes a bounded
+// prefix of the name.
+func parseFixes(names []string) (spec.Fixes, error) {
+	var fixes spec.Fixes
+	for _, n := range names {
+		f, err := spec.ParseFix(n)
+		if err != nil {
+			var valid []string
+			for _, f := range spec.AllFixes() {
+				valid = append(valid, f.String())
+			}
+			sort.Strings(valid)
+			return 0, fmt.Errorf("unknown fix %s; valid fixes: %s (or 'none')", quote(n), strings.Join(valid, ", "))
+		}
+		fixes = fixes.With(f)
+	}
+	return fixes, nil
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+const seedDeployment = "../../docs/examples/seed000-deployment.yaml"
+
+// TestConfigSeedDeployment: checking the TensorRT-LLM options of seed
+// 000's deployment prints the scaled configuration and why, warns about
+// the options not modeled, finds the draft-admission crash on rank 0 as
+// expected (exit 0), and its reproduce line names the file.
+func TestConfigSeedDeployment(t *testing.T) {
+	code, out, errOut := runKvcheck("check", "--config", seedDeployment)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"(TensorRT-LLM LLM API options) is checked as scenario seed000-deployment, scaled down as follows:",
+		"pipeline_parallel_size: 2 → ranks=2 loop=pipeline",
+		"kv_cache_config.tokens_per_block: 64 → tokens_per_block=4",
+		"warning: " + seedDeployment + ": options kvcheck does not model, left out of the check: kv_cache_config.dtype (line 18)",
+		"every verdict is as expected: 2 variant(s)",
+		"rank 0 draft pool request 3: _prepare_draft_resources raised RuntimeError: Draft KV cache context resize failed for request 3",
+		"reproduce: go run ./cmd/kvcheck check --config " + seedDeployment + " --fix none",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// In --json mode the derivation goes to stderr, stdout stays JSON.
+	code, out, errOut = runKvcheck("check", "--config", seedDeployment, "--fix", "none", "--json")
+	var r checkReport
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &r); code != exitOK || err != nil || r.Invariant != "no-crash-on-refusal" || !strings.Contains(errOut, "scaled down as follows") {
+		t.Fatalf("--json: exit %d %v\n%s%s", code, err, out, errOut)
+	}
+}
+
+// TestShowConfigRoundTrip: `kvcheck show-config NAME` prints a file that
+// `kvcheck check --config` checks with the same verdicts and state counts
+// as the built-in scenario.
+func TestShowConfigRoundTrip(t *testing.T) {
+	for _, sc := range spec.Scenarios() {
+		code, text, errOut := runKvcheck("show-config", sc.Name)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d %s", sc.Name, code, errOut)
+		}
+		path := filepath.Join(t.TempDir(), sc.Name+".yaml")
+		os.WriteFile(path, []byte(text), 0o644)
+		_, builtin, _ := runKvcheck("check", "--scenario", sc.Name, "--json")
+		code, fromFile, errOut := runKvcheck("check", "--config", path, "--json")
+		if code != exitOK {
+			t.Fatalf("%s: exit %d\n%s", sc.Name, code, errOut)
+		}
+		strip := func(s string) string {
+			var out []string
+			for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+				var r checkReport
+				json.Unmarshal([]byte(line), &r)
+				out = append(out, strings.Join([]string{r.Scenario, strings.Join(r.Fixes, "+"), r.Verdict, r.Expected, r.Message}, " ")+" "+string(rune('0'+r.States%10)))
+			}
+			return strings.Join(out, "\n")
+		}
+		if strip(builtin) != strip(fromFile) {
+			t.Errorf("%s: built-in\n%s\nfrom its file\n%s", sc.Name, strip(builtin), strip(fromFile))
+		}
+	}
+	if code, _, errOut := runKvcheck("show-config", "nope"); code != exitUsage || !strings.Contains(errOut, "valid scenarios") {
+		t.Errorf("unknown name: exit %d %s", code, errOut)
+	}
+}
+
+// TestConfigErrors: a bad --config file exits 2 naming file and line.
+func TestConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("max_batch_size: many\nkvcheck:\n  requests: [{prompt_pages: 3, new_tokens: 4}]\n"), 0o644)
+	if code, _, errOut := runKvcheck("check", "--config", bad); code != exitUsage || !strings.Contains(errOut, bad+":1: max_batch_size: expected an integer") {
+		t.Errorf("exit %d %s", code, errOut)
+	}
+	if code, _, errOut := runKvcheck("fuzz", "--config", filepath.Join(dir, "missing.yaml")); code != exitUsage || !strings.Contains(errOut, "no such file") {
+		t.Errorf("missing file: exit %d %s", code, errOut)
+	}
+}
+
+// TestListMarkdownTable: `kvcheck list --markdown` prints one table row
+// per scenario with its expected verdicts; the README's table is this
+// output.
+func TestListMarkdownTable(t *testing.T) {
+	code, out, _ := runKvcheck("list", "--markdown")
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if code != exitOK || len(rows) != 2+len(spec.Scenarios()) || !strings.Contains(out, "| `draft-admission` |") ||
+		!strings.Contains(out, "`real-code` → `no-crash-on-refusal`") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), strings.TrimSpace(out)) {
+		t.Errorf("README.md does not hold the scenario table `kvcheck list --markdown` prints; paste it in:\n%s", out)
+	}
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+// runShowConfig is `kvcheck show-config NAME`: print a built-in scenario as
+// a scenario file, a starting point to copy, edit and check with --config.
+func runShowConfig(args []string, stdout, stderr io.Writer) int {
+	flags := newFlagSet("show-config", stderr)
+	if code, done := parseFlags(flags, args, stdout); done {
+		return code
+	}
+	if flags.NArg() != 1 {
+		fmt.Fprintf(stderr, "kvcheck show-config: expected one scenario NAME\n%s", usageLine("show-config"))
+		return exitUsage
+	}
+	sc, err := spec.LookupScenario(flags.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "kvcheck show-config: %v\n", err)
+		return exitUsage
+	}
+	data, err := configfile.Format(sc)
+	if err != nil {
+		fmt.Fprintf(stderr, "kvcheck show-config: %v\n", err)
+		return exitUsage
+	}
+	stdout.Write(data)
+	return exitOK
+}
