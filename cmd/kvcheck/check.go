@@ -31,7 +31,7 @@ type checkOptions struct {
 	gate      gateMode
 	expect    string    // --expect FILE: verdicts overriding the scenarios' (verdicts.go)
 	coverage  *coverage // --cover: what the run exercised (cover.go); nil without
-	maxMemory string // --max-memory (memory.go)
+	maxMemory string    // --max-memory (memory.go)
 }
 
 // variant is one scenario checked under one set of fixes.
