@@ -1,6 +1,8 @@
 package model
 
 import (
+	"math"
+	"runtime/debug"
 	"slices"
 	"time"
 )
@@ -36,6 +38,14 @@ type Options struct {
 	// 4 per state. (The states' discovery numbers, which the analysis
 	// uses, are stored with them in any case, at no extra cost.)
 	Liveness bool
+	// MaxMemory bounds, in bytes, the memory the search holds: past it the
+	// frontier moves to a temporary file (in SpillDir) in sequential
+	// blocks, and when the visited set itself approaches it the search
+	// stops with Result.OutOfMemory. It also sets the Go runtime's soft
+	// memory limit for the duration of the check. 0 means unbounded.
+	MaxMemory int64
+	// SpillDir is where the disk queue's file goes ("" = os.TempDir()).
+	SpillDir string
 }
 
 // DeadlockInvariant is the Violation.Invariant of a reachable state that has
@@ -76,7 +86,33 @@ type Result[A any] struct {
 	// liveness analysis ran: the search was complete and there were fewer
 	// than 2³²-1 states and transitions.
 	LivenessChecked bool
-	Elapsed         time.Duration
+	// OutOfMemory is true when the search stopped because it would have
+	// passed Options.MaxMemory (the result is then incomplete).
+	OutOfMemory bool
+	// Err is the I/O error of the disk queue that stopped the search, if
+	// any (the result is then incomplete).
+	Err error
+	// CollisionProbability estimates the chance that two distinct states
+	// shared a 64-bit fingerprint, so that one was never explored, as TLC
+	// calculates it: each new state against the states stored before it,
+	// and each transition to a known state against the stored ones.
+	CollisionProbability float64
+	Elapsed              time.Duration
+	// Usage is the memory the search used; like Elapsed, it depends on
+	// Workers and on the machine.
+	Usage Usage
+}
+
+// Usage is the memory a Check run used.
+type Usage struct {
+	// SpilledBytes counts the bytes the frontier wrote to disk.
+	SpilledBytes int64
+	// PeakQueueBytes is the most memory the frontier and next level held
+	// at once (after a round).
+	PeakQueueBytes int64
+	// VisitedBytes is the memory of the visited set and the parent links
+	// at the end: what the search keeps per stored state.
+	VisitedBytes int64
 }
 
 // Check explores the states of spec reachable from Initial breadth-first,
@@ -91,15 +127,27 @@ type Result[A any] struct {
 func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 	start := time.Now()
 	s := newSearch(spec, opts)
+	defer s.visited.free()
+	if opts.MaxMemory > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(opts.MaxMemory))
+	}
 	s.run()
 	res := Result[A]{
-		States:      s.visited.Len(),
+		States:      s.count,
 		Transitions: s.transitions,
 		Depth:       int(s.depth),
-		Complete:    !s.cut && !s.stopped,
+		Complete:    !s.cut && !s.stopped && !s.outOfMemory && s.err == nil,
 		Violations:  s.violations,
 		Goals:       make([]GoalResult, len(s.goals)),
+		OutOfMemory: s.outOfMemory,
+		Err:         s.err,
+		Usage: Usage{
+			SpilledBytes:   s.frontier.spilled + s.next.spilled,
+			PeakQueueBytes: s.peakQueue,
+			VisitedBytes:   s.visited.bytes() + s.links.bytes(),
+		},
 	}
+	res.CollisionProbability = collisionProbability(res.States, res.Transitions)
 	if s.checkLiveness() {
 		res.LivenessChecked = true
 		if v, ok := s.livelock(); ok {
@@ -113,4 +161,13 @@ func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 	}
 	res.Elapsed = time.Since(start)
 	return res
+}
+
+// collisionProbability is TLC's optimistic estimate of the probability
+// that a search storing n states through m transitions met a fingerprint
+// collision: n²/2 pairs among the stored states and n·(m−n) lookups of
+// known states, each colliding with probability 2⁻⁶⁴.
+func collisionProbability(n, m int) float64 {
+	fn, fm := float64(n), float64(m)
+	return min(1, (fn*fn/2+fn*max(fm-fn, 0))/math.Exp2(64))
 }

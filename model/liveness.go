@@ -87,7 +87,7 @@ func (l *liveness) add(u uint32, succ []uint32, good bool) {
 // checkLiveness reports whether the liveness analysis can run on the
 // finished search: it explored everything reachable and its graph fits.
 func (s *search[S, A]) checkLiveness() bool {
-	return s.live != nil && !s.cut && !s.stopped && !s.live.overflow && s.visited.Len() < pending
+	return s.live != nil && s.complete() && !s.live.overflow && s.count < pending
 }
 
 // livelock finds the doomed states of a complete search: the states from
@@ -102,7 +102,7 @@ func (s *search[S, A]) checkLiveness() bool {
 // the first unmarked one.
 func (s *search[S, A]) livelock() (Violation[A], bool) {
 	l := s.live
-	n := s.visited.Len()
+	n := s.count
 	for l.start.n <= n {
 		l.start.append(uint32(l.dst.n))
 	}
@@ -162,7 +162,7 @@ func (s *search[S, A]) livelock() (Violation[A], bool) {
 				return Violation[A]{}, false
 			}
 			if bits&(1<<b) == 0 {
-				trace := s.traceTo(s.fingerprintAt(uint32(u)))
+				trace := s.traceTo(uint32(u))
 				return Violation[A]{
 					Invariant: LivelockInvariant,
 					Message:   livelockMessage,
@@ -173,15 +173,4 @@ func (s *search[S, A]) livelock() (Violation[A], bool) {
 		}
 	}
 	return Violation[A]{}, false
-}
-
-// fingerprintAt returns the fingerprint of the stored state with index idx,
-// which must be < s.visited.Len(). It scans the whole table.
-func (s *search[S, A]) fingerprintAt(idx uint32) uint64 {
-	for fp, v := range s.visited.All() {
-		if v.idx == idx {
-			return fp
-		}
-	}
-	panic("model: no stored state has this index")
 }

@@ -36,10 +36,10 @@ func checkBoth[S, A any](t *testing.T, spec model.Spec[S, A], opts model.Options
 	t.Helper()
 	opts.Workers = 1
 	want := model.Check(spec, opts)
-	want.Elapsed = 0
+	want.Elapsed, want.Usage = 0, model.Usage{}
 	opts.Workers = 4
 	got := model.Check(spec, opts)
-	got.Elapsed = 0
+	got.Elapsed, got.Usage = 0, model.Usage{}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%+v: Workers 4 gives %+v, Workers 1 %+v", opts, got, want)
 	}
@@ -349,7 +349,7 @@ func TestLivenessRandomMatchesReference(t *testing.T) {
 				opts := tc.opts
 				opts.Workers = workers
 				got := model.Check(tc.g, opts)
-				got.Elapsed = 0
+				got.Elapsed, got.Usage = 0, model.Usage{}
 				if workers == 1 {
 					r = got
 				} else if !reflect.DeepEqual(got, r) {
@@ -384,7 +384,7 @@ func TestLivenessRandomMatchesReference(t *testing.T) {
 // violation and LivenessChecked.
 func TestLivenessOffChangesNothing(t *testing.T) {
 	strip := func(r model.Result[int]) model.Result[int] {
-		r.Elapsed = 0
+		r.Elapsed, r.Usage = 0, model.Usage{}
 		r.LivenessChecked = false
 		var vs []model.Violation[int]
 		for _, v := range r.Violations {
@@ -409,7 +409,7 @@ func TestLivenessOffChangesNothing(t *testing.T) {
 			if off.LivenessChecked {
 				t.Errorf("%s %+v: LivenessChecked without Liveness", name, opts)
 			}
-			off.Elapsed = 0
+			off.Elapsed, off.Usage = 0, model.Usage{}
 			for _, v := range off.Violations {
 				if v.Invariant == model.LivelockInvariant {
 					t.Errorf("%s %+v: livelock reported without Liveness", name, opts)

@@ -1,17 +1,30 @@
 package model
 
 import (
-	"slices"
+	"fmt"
+	"math/bits"
 	"sync"
 )
 
 // search is the state of one Check run: a level-synchronous breadth-first
-// search. Each level's frontier is processed in rounds; in a round the
-// workers expand contiguous chunks of the frontier (in parallel when there
-// are several), then merge folds their successors into the visited map
-// sequentially, in frontier order. The visited map is only read while
-// workers run and only written while merging, so the outcome is the same as
-// a sequential search whatever the number of workers.
+// search. Each level's frontier is a stateQueue of compactly encoded
+// states, processed in rounds of statesPerWorker states per worker. A round
+// has three phases:
+//
+//  1. expand (parallel): each worker decodes its contiguous chunk of the
+//     round into a reusable buffer, computes the successors, drops those
+//     already stored, and keeps the others as candidates: fingerprint,
+//     encoded state, invariant failures, goals reached.
+//  2. insert (parallel): each worker inserts into the visited set the
+//     candidates of its own shards, in frontier order, which decides which
+//     candidates are new: the first of equal ones in frontier order.
+//  3. assign (sequential, light): in frontier order, number the new states,
+//     record how they were reached, report violations and stop where a
+//     sequential search would, and queue the rest for the next level.
+//
+// The visited set is only read while workers expand and each shard is
+// written by one worker while they insert, so the outcome is the same as a
+// sequential search whatever the number of workers.
 type search[S, A any] struct {
 	spec       Spec[S, A]
 	terminator Terminator[S] // nil when the spec has no legitimate end states
@@ -21,16 +34,23 @@ type search[S, A any] struct {
 	reached    []bool // reached[i]: goals[i] holds in some stored state
 	unreached  int    // goals not reached yet
 
-	visited  *FingerprintTable[visit[A]]
-	initFP   uint64      // fingerprint of the initial state
-	frontier []queued[S] // states of the level being expanded
-	next     []queued[S] // unexpanded states of the next level
+	codec    codec[S]
+	visited  *visitedSet
+	links    parentLinks
+	count    int         // states stored: the next state index
+	frontier *stateQueue // states of the level being expanded
+	next     *stateQueue // unexpanded states of the next level
+	blocks   blockPool
 	workers  []*worker[S, A]
+	round    []queuedRef // the frontier states of the current round
 
 	transitions int
 	depth       int32 // deepest level stored
 	cut         bool  // MaxDepth or MaxStates kept part of the space unexplored
 	stopped     bool  // stopped at a violation (no KeepGoing)
+	outOfMemory bool  // stopped because the next step would pass MaxMemory
+	err         error // an I/O error of the disk queue stopped the search
+	peakQueue   int64 // most bytes the queues held in memory at once
 	violations  []Violation[A]
 	reported    map[violationKey]bool
 
@@ -41,55 +61,46 @@ type search[S, A any] struct {
 // It bounds the memory held by successors awaiting the merge.
 const statesPerWorker = 2048
 
-// visit is what the search remembers of a stored state: how it was first
-// reached, and its index. States themselves are not stored; a trace is
-// rebuilt by walking parent fingerprints.
-type visit[A any] struct {
-	parent uint64 // fingerprint of the predecessor (unused for the initial state)
-	// idx numbers the stored states in insertion (discovery) order, 0, 1,
-	// 2, ..., for the liveness analysis; it wraps beyond math.MaxUint32
-	// states, where liveness is not checked.
-	idx    uint32
-	action A // the action that leads from parent to this state
-}
-
-// queued is a frontier entry: a state to expand, its index (discovery
-// order, maintained only with Options.Liveness) and its fingerprint. idx
-// sits before fp so that it usually fills padding after state.
-type queued[S any] struct {
-	state S
-	idx   uint32
-	fp    uint64
+// queuedRef is a frontier state of the current round: its index and its
+// encoding, which points into a queue block.
+type queuedRef struct {
+	idx uint32
+	enc []byte
 }
 
 // expansion is a worker's summary of one frontier state.
 type expansion struct {
-	enabled  int32 // number of enabled actions
-	deadlock bool  // no enabled action and not terminal
-	cut      bool  // at MaxDepth with enabled actions: not expanded
-	end      int32 // the state's candidates end here in worker.candidates
-	succEnd  int32 // with Liveness: the state's successors end here in worker.succ
+	idx      uint32 // the state's index
+	enabled  int32  // number of enabled actions
+	deadlock bool   // no enabled action and not terminal
+	cut      bool   // at MaxDepth with enabled actions: not expanded
+	end      int32  // the state's candidates end here in worker.candidates
+	succEnd  int32  // with Liveness: the state's successors end here in worker.succ
 }
 
 // candidate is a successor that was not stored when its round began.
-type candidate[S, A any] struct {
-	state    S
+type candidate struct {
 	fp       uint64
-	action   A
-	index    int32              // position of action among the enabled actions
-	failures []InvariantFailure // invariants state violates
+	encEnd   int32              // its encoding ends here in worker.enc (and starts where the previous one ends)
+	index    int32              // position of its action among the enabled actions
+	goals    uint64             // bit i: it reaches goals[i], not reached when the round began
+	failures []InvariantFailure // invariants it violates
+	isNew    bool               // set by the insert phase: first stored here
+	idx      uint32             // its index, once assigned (new candidates)
 }
 
 // worker holds the reusable buffers of one expanding goroutine.
 type worker[S, A any] struct {
+	state      S // the frontier state being expanded, decoded
 	actions    []A
+	successors []S
+	fps        []uint64
 	expansions []expansion
-	candidates []candidate[S, A]
-	successors []queued[S] // of the state being expanded
-	stored     []bool      // stored[i]: successors[i] was stored before the round
+	candidates []candidate
+	enc        []byte // the candidates' encodings, back to back
 	// succ holds, with Liveness, the index of each successor of each
 	// expanded state in action order, or pending for a candidate, whose
-	// index merge assigns.
+	// index the merge assigns.
 	succ []uint32
 	_    [64]byte // keeps workers' slice headers off each other's cache lines
 }
@@ -103,20 +114,26 @@ var deadlockFailure = []InvariantFailure{{
 	Failure:   Failure{Message: "no action is enabled and the state is not terminal"},
 }}
 
+// maxGoals is the number of goals the workers evaluate in parallel (a bit
+// mask per candidate).
+const maxGoals = 64
+
 func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
-	hint := 1 << 12
-	if opts.MaxStates > 0 {
-		hint = min(opts.MaxStates, 1<<20)
-	}
 	s := &search[S, A]{
 		spec:       spec,
 		opts:       opts,
 		invariants: spec.Invariants(),
 		goals:      spec.Goals(),
-		visited:    NewFingerprintTable[visit[A]](hint),
+		codec:      newCodec[S](spec),
+		visited:    newVisitedSet(opts.Liveness),
 		workers:    make([]*worker[S, A], max(1, opts.Workers)),
 		reported:   make(map[violationKey]bool),
 	}
+	if len(s.goals) > maxGoals {
+		panic(fmt.Sprintf("model: a spec has at most %d goals, this one %d", maxGoals, len(s.goals)))
+	}
+	s.frontier = &stateQueue{pool: &s.blocks, dir: opts.SpillDir}
+	s.next = &stateQueue{pool: &s.blocks, dir: opts.SpillDir}
 	for i := range s.workers {
 		s.workers[i] = new(worker[S, A])
 	}
@@ -131,21 +148,30 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 
 // run performs the search.
 func (s *search[S, A]) run() {
+	defer s.frontier.close()
+	defer s.next.close()
 	init := s.spec.Initial()
 	fp := s.spec.Fingerprint(&init)
-	s.initFP = fp
-	s.visited.Insert(fp, visit[A]{})
-	s.evalGoals(&init)
+	s.visited.insert(fp, 0)
+	s.links.grow(1)
+	s.count = 1
+	for i, g := range s.goals {
+		if g.Reached(&init) {
+			s.reached[i] = true
+			s.unreached--
+		}
+	}
 	if failures := checkInvariants(s.invariants, &init, s.opts.KeepGoing); failures != nil {
-		s.record(failures, fp)
+		s.record(failures, 0)
 		return
 	}
-	s.frontier = append(s.frontier, queued[S]{state: init, fp: fp})
-	for depth := int32(0); len(s.frontier) > 0; depth++ {
+	s.next.push(0, s.codec.appendEncoded(nil, &init))
+	for depth := int32(0); s.next.n > 0; depth++ {
+		s.frontier, s.next = s.next, s.frontier
 		if s.level(depth) {
 			return
 		}
-		s.frontier, s.next = s.next, s.frontier[:0]
+		s.frontier.reset()
 	}
 }
 
@@ -154,66 +180,86 @@ func (s *search[S, A]) run() {
 func (s *search[S, A]) level(depth int32) (stop bool) {
 	atBound := s.opts.MaxDepth > 0 && int(depth) >= s.opts.MaxDepth
 	roundSize := statesPerWorker * len(s.workers)
-	for start := 0; start < len(s.frontier); start += roundSize {
-		round := s.frontier[start:min(start+roundSize, len(s.frontier))]
-		chunk := s.expandRound(round, atBound)
-		for i := range s.workers {
-			lo, hi := i*chunk, min((i+1)*chunk, len(round))
-			if lo >= hi {
+	for s.frontier.n > 0 {
+		s.round = s.round[:0]
+		for len(s.round) < roundSize {
+			idx, enc, ok := s.frontier.pop()
+			if !ok {
 				break
 			}
-			at := s.merge(round[lo:hi], s.workers[i], depth)
-			if at < 0 {
-				continue
-			}
+			s.round = append(s.round, queuedRef{idx, enc})
+		}
+		if err := s.frontier.err; err != nil {
+			s.err = err
+			return true
+		}
+		chunk := (len(s.round) + len(s.workers) - 1) / len(s.workers)
+		s.parallel(func(w int) { s.expand(s.workers[w], s.chunkOf(w, chunk), atBound) })
+		s.parallel(s.insert)
+		if at, stop := s.assign(depth, chunk); stop {
 			if s.stopped && s.violations[0].Depth > int(depth) {
-				s.preferDeadlock(s.frontier[start+lo+at+1:])
+				s.preferDeadlock(at + 1)
 			}
+			return true
+		}
+		if s.live != nil {
+			s.parallel(s.resolve)
+			s.addLive()
+		}
+		s.frontier.release()
+		if s.overBudget() || s.next.err != nil {
+			s.err = s.next.err
 			return true
 		}
 	}
 	return false
 }
 
-// expandRound splits round into one chunk per worker, expands the chunks
-// (concurrently when there are several workers) and returns the chunk size.
-func (s *search[S, A]) expandRound(round []queued[S], atBound bool) (chunk int) {
-	n := len(s.workers)
-	chunk = (len(round) + n - 1) / n
-	if n == 1 {
-		s.expand(s.workers[0], round, atBound)
-		return chunk
+// chunkOf returns worker w's part of the round.
+func (s *search[S, A]) chunkOf(w, chunk int) []queuedRef {
+	lo, hi := min(w*chunk, len(s.round)), min((w+1)*chunk, len(s.round))
+	return s.round[lo:hi]
+}
+
+// parallel runs f(w) for every worker, concurrently when there are several.
+func (s *search[S, A]) parallel(f func(w int)) {
+	if len(s.workers) == 1 {
+		f(0)
+		return
 	}
 	var wg sync.WaitGroup
-	for i := range s.workers {
-		lo, hi := i*chunk, min((i+1)*chunk, len(round))
-		if lo >= hi {
-			break
-		}
-		wg.Go(func() { s.expand(s.workers[i], round[lo:hi], atBound) })
+	for w := range s.workers {
+		wg.Go(func() { f(w) })
 	}
 	wg.Wait()
-	return chunk
 }
 
 // expand computes the successors of the states in chunk into w. Successors
 // already stored are counted but dropped; the others become candidates,
-// checked against the invariants, for merge to store.
-func (s *search[S, A]) expand(w *worker[S, A], chunk []queued[S], atBound bool) {
+// checked against the invariants and goals, for insert and assign.
+func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) {
 	w.expansions = w.expansions[:0]
 	w.candidates = w.candidates[:0]
+	w.enc = w.enc[:0]
 	w.succ = w.succ[:0]
-	for i := range chunk {
-		st := &chunk[i].state
+	var goals uint64 // goals not reached when the round began
+	for i, r := range s.reached {
+		if !r {
+			goals |= 1 << i
+		}
+	}
+	for _, ref := range chunk {
+		st := &w.state
+		s.codec.decode(ref.enc, st)
 		w.actions = s.spec.Actions(st, w.actions[:0])
-		e := expansion{enabled: int32(len(w.actions))}
+		e := expansion{idx: ref.idx, enabled: int32(len(w.actions))}
 		switch {
 		case len(w.actions) == 0:
 			e.deadlock = !s.terminal(st)
 		case atBound:
 			e.cut = true
 		default:
-			s.addCandidates(w, st)
+			s.addCandidates(w, st, goals)
 		}
 		e.end = int32(len(w.candidates))
 		e.succEnd = int32(len(w.succ))
@@ -222,120 +268,191 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queued[S], atBound bool) 
 }
 
 // addCandidates appends to w.candidates the successors of st through
-// w.actions that are not stored yet, with their invariant failures. The
-// successors are computed first and looked up together, so that the
-// lookups' cache misses overlap.
-func (s *search[S, A]) addCandidates(w *worker[S, A], st *S) {
-	w.successors = w.successors[:0]
-	for _, a := range w.actions {
-		w.successors = append(w.successors, queued[S]{state: s.spec.Next(st, a)})
-		next := &w.successors[len(w.successors)-1]
-		next.fp = s.spec.Fingerprint(&next.state)
+// w.actions that are not stored yet, with their invariant failures and the
+// goals among goals they reach. The successors are computed first and
+// looked up together, so that the lookups' cache misses overlap.
+func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
+	n := len(w.actions)
+	if cap(w.successors) < n {
+		w.successors = make([]S, n)
+		w.fps = make([]uint64, n)
 	}
-	w.stored = w.stored[:0]
-	if s.live != nil {
-		for i := range w.successors {
-			v, ok := s.visited.Lookup(w.successors[i].fp)
-			idx := v.idx
+	w.successors, w.fps = w.successors[:n], w.fps[:n]
+	for k, a := range w.actions {
+		w.successors[k] = s.spec.Next(st, a)
+		w.fps[k] = s.spec.Fingerprint(&w.successors[k])
+	}
+	for k, fp := range w.fps {
+		stored := false
+		if s.live != nil {
+			idx, ok := s.visited.lookup(fp)
 			if !ok {
 				idx = pending
 			}
-			w.stored = append(w.stored, ok)
 			w.succ = append(w.succ, idx)
+			stored = ok
+		} else {
+			stored = s.visited.contains(fp)
 		}
-	} else {
-		for i := range w.successors {
-			w.stored = append(w.stored, s.visited.Contains(w.successors[i].fp))
-		}
-	}
-	for k := range w.successors {
-		if w.stored[k] {
+		if stored {
 			continue
 		}
 		next := &w.successors[k]
-		w.candidates = append(w.candidates, candidate[S, A]{
-			state:    next.state,
-			fp:       next.fp,
-			action:   w.actions[k],
+		w.enc = s.codec.appendEncoded(w.enc, next)
+		c := candidate{
+			fp:       fp,
+			encEnd:   int32(len(w.enc)),
 			index:    int32(k),
-			failures: checkInvariants(s.invariants, &next.state, s.opts.KeepGoing),
-		})
+			failures: checkInvariants(s.invariants, next, s.opts.KeepGoing),
+		}
+		for g := goals; g != 0; g &= g - 1 {
+			i := bits.TrailingZeros64(g)
+			if s.goals[i].Reached(next) {
+				c.goals |= 1 << i
+			}
+		}
+		w.candidates = append(w.candidates, c)
 	}
 }
 
-// merge stores the new successors of chunk, which w has just expanded, and
-// queues the non-violating ones for the next level. It returns the index in
-// chunk of the state being processed when the search had to stop, or -1.
-func (s *search[S, A]) merge(chunk []queued[S], w *worker[S, A], depth int32) int {
-	first, firstSucc := int32(0), int32(0)
-	for i, e := range w.expansions {
-		candidates := w.candidates[first:e.end]
-		first = e.end
-		succ := w.succ[firstSucc:e.succEnd] // empty without Liveness
-		firstSucc = e.succEnd
-		parent := chunk[i].fp
-		if e.deadlock {
-			if s.record(deadlockFailure, parent) {
-				return i
+// insert is worker me's part of the insert phase: it stores the candidates
+// of the shards it owns, in frontier order, and marks the new ones.
+func (s *search[S, A]) insert(me int) {
+	n := len(s.workers)
+	for _, w := range s.workers {
+		for k := range w.candidates {
+			c := &w.candidates[k]
+			if shardOf(c.fp)%n == me {
+				c.isNew = s.visited.insert(c.fp, pending)
 			}
-			continue
 		}
-		if e.cut {
-			s.cut = true
-			continue
-		}
-		for k := range candidates {
-			c := &candidates[k]
-			if s.opts.MaxStates > 0 && s.visited.Len() >= s.opts.MaxStates && !s.visited.Contains(c.fp) {
-				s.transitions += int(c.index) + 1
+	}
+}
+
+// assign is the sequential phase of a round: in frontier order it numbers
+// the new states, links them to their parents, records violations and
+// deadlocks, and queues the states to expand at the next level. When the
+// search must stop it returns the round position of the state being
+// processed and true.
+func (s *search[S, A]) assign(depth int32, chunk int) (at int, stop bool) {
+	for wi, w := range s.workers {
+		first := int32(0)
+		for i, e := range w.expansions {
+			at = wi*chunk + i
+			candidates := w.candidates[first:e.end]
+			encStart := int32(0)
+			if first > 0 {
+				encStart = w.candidates[first-1].encEnd
+			}
+			first = e.end
+			if e.deadlock {
+				if s.record(deadlockFailure, e.idx) {
+					return at, true
+				}
+				continue
+			}
+			if e.cut {
 				s.cut = true
-				return i
-			}
-			idx := uint32(s.visited.Len())
-			if !s.visited.Insert(c.fp, visit[A]{parent: parent, idx: idx, action: c.action}) {
-				if s.live != nil { // stored by an earlier state or action of this round
-					succ[c.index] = s.visited.Get(c.fp).idx
-				}
 				continue
 			}
-			if s.live != nil {
-				succ[c.index] = idx
-			}
-			s.depth = depth + 1
-			if s.unreached > 0 {
-				s.evalGoals(&c.state)
-			}
-			if c.failures != nil {
-				if s.record(c.failures, c.fp) {
+			for k := range candidates {
+				c := &candidates[k]
+				start := encStart
+				encStart = c.encEnd
+				if !c.isNew {
+					continue
+				}
+				if s.opts.MaxStates > 0 && s.count >= s.opts.MaxStates || s.count >= pending {
 					s.transitions += int(c.index) + 1
-					return i
+					s.cut = true
+					return at, true
 				}
-				continue
+				c.idx = uint32(s.count)
+				s.count++
+				s.links.set(c.idx, e.idx, int(c.index))
+				s.depth = depth + 1
+				if c.goals != 0 {
+					s.markGoals(c.goals)
+				}
+				if c.failures != nil {
+					if s.record(c.failures, c.idx) {
+						s.transitions += int(c.index) + 1
+						return at, true
+					}
+					continue
+				}
+				s.next.push(c.idx, w.enc[start:c.encEnd])
 			}
-			if len(s.next) == cap(s.next) {
-				s.next = slices.Grow(s.next, len(s.next)) // double, not append's 1.25x
-			}
-			s.next = append(s.next, queued[S]{state: c.state, idx: idx, fp: c.fp})
-		}
-		s.transitions += int(e.enabled)
-		if s.live != nil {
-			// A state with no enabled action gets here only if it is terminal.
-			s.live.add(chunk[i].idx, succ, e.enabled == 0)
+			s.transitions += int(e.enabled)
 		}
 	}
-	return -1
+	return 0, false
 }
 
-// record reports the failures of the stored state fp, keeping the first one
-// per (invariant, group), and says whether the search must stop.
-func (s *search[S, A]) record(failures []InvariantFailure, fp uint64) (stop bool) {
+// markGoals marks the goals of mask as reached.
+func (s *search[S, A]) markGoals(mask uint64) {
+	for ; mask != 0; mask &= mask - 1 {
+		if i := bits.TrailingZeros64(mask); !s.reached[i] {
+			s.reached[i] = true
+			s.unreached--
+		}
+	}
+}
+
+// resolve is worker me's part of the liveness bookkeeping after assign: it
+// stores the new states' indices with their fingerprints in its shards and
+// fills in the successor index of every candidate there.
+func (s *search[S, A]) resolve(me int) {
+	n := len(s.workers)
+	for _, w := range s.workers {
+		first := int32(0)
+		firstSucc := int32(0)
+		for _, e := range w.expansions {
+			candidates := w.candidates[first:e.end]
+			succ := w.succ[firstSucc:e.succEnd]
+			first, firstSucc = e.end, e.succEnd
+			for k := range candidates {
+				c := &candidates[k]
+				if shardOf(c.fp)%n != me {
+					continue
+				}
+				if c.isNew {
+					s.visited.setIdx(c.fp, c.idx)
+					succ[c.index] = c.idx
+				} else { // stored by an earlier state or action of this round
+					succ[c.index], _ = s.visited.lookup(c.fp)
+				}
+			}
+		}
+	}
+}
+
+// addLive records the round's expanded states in the transition graph.
+func (s *search[S, A]) addLive() {
+	for _, w := range s.workers {
+		firstSucc := int32(0)
+		for _, e := range w.expansions {
+			succ := w.succ[firstSucc:e.succEnd]
+			firstSucc = e.succEnd
+			if e.deadlock || e.cut {
+				continue
+			}
+			// A state with no enabled action gets here only if it is terminal.
+			s.live.add(e.idx, succ, e.enabled == 0)
+		}
+	}
+}
+
+// record reports the failures of the stored state idx, keeping the first
+// one per (invariant, group), and says whether the search must stop.
+func (s *search[S, A]) record(failures []InvariantFailure, idx uint32) (stop bool) {
 	for _, f := range failures {
 		key := violationKey{f.Invariant, f.Group}
 		if s.reported[key] {
 			continue
 		}
 		s.reported[key] = true
-		trace := s.traceTo(fp)
+		trace := s.traceTo(idx)
 		s.violations = append(s.violations, Violation[A]{
 			Invariant: f.Invariant,
 			Message:   f.Message,
@@ -352,31 +469,39 @@ func (s *search[S, A]) record(failures []InvariantFailure, fp uint64) (stop bool
 }
 
 // preferDeadlock is called when the search stops at a violation one level
-// below the frontier: a deadlock among the rest of the frontier is shorter,
-// so it replaces that violation.
-func (s *search[S, A]) preferDeadlock(rest []queued[S]) {
-	buf := s.workers[0].actions
-	for i := range rest {
-		st := &rest[i].state
-		if buf = s.spec.Actions(st, buf[:0]); len(buf) == 0 && !s.terminal(st) {
+// below the frontier: a deadlock among the rest of the frontier, from
+// round position from on, is shorter, so it replaces that violation.
+func (s *search[S, A]) preferDeadlock(from int) {
+	w := s.workers[0]
+	check := func(ref queuedRef) bool {
+		s.codec.decode(ref.enc, &w.state)
+		if w.actions = s.spec.Actions(&w.state, w.actions[:0]); len(w.actions) == 0 && !s.terminal(&w.state) {
 			s.violations = s.violations[:0]
 			clear(s.reported)
-			s.record(deadlockFailure, rest[i].fp)
+			s.record(deadlockFailure, ref.idx)
+			return true
+		}
+		return false
+	}
+	for _, ref := range s.round[min(from, len(s.round)):] {
+		if check(ref) {
+			return
+		}
+	}
+	for {
+		idx, enc, ok := s.frontier.pop()
+		if !ok || check(queuedRef{idx, enc}) {
 			return
 		}
 	}
 }
 
-func (s *search[S, A]) terminal(st *S) bool {
-	return s.terminator != nil && s.terminator.IsTerminal(st)
+// complete reports whether the search explored every reachable state: no
+// bound cut it, and it did not stop at a violation or for lack of memory.
+func (s *search[S, A]) complete() bool {
+	return !s.cut && !s.stopped && !s.outOfMemory && s.err == nil
 }
 
-// evalGoals marks the goals that st satisfies as reached.
-func (s *search[S, A]) evalGoals(st *S) {
-	for i, g := range s.goals {
-		if !s.reached[i] && g.Reached(st) {
-			s.reached[i] = true
-			s.unreached--
-		}
-	}
+func (s *search[S, A]) terminal(st *S) bool {
+	return s.terminator != nil && s.terminator.IsTerminal(st)
 }

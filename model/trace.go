@@ -1,9 +1,6 @@
 package model
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // Replay applies trace to spec from Initial and returns the states along it:
 // states[0] is Initial and states[i] follows trace[i-1]. Each action must be
@@ -32,15 +29,18 @@ func Replay[S, A any](spec Spec[S, A], trace []A) ([]S, error) {
 	return states, nil
 }
 
-// traceTo walks parent links back from the stored state fp to the initial
-// state and returns the actions that lead to it.
-func (s *search[S, A]) traceTo(fp uint64) []A {
-	trace := make([]A, 0, s.depth) // no trace is longer than the search is deep
-	for fp != s.initFP {
-		v := s.visited.Get(fp)
-		trace = append(trace, v.action)
-		fp = v.parent
+// traceTo returns the actions that lead from the initial state to the
+// stored state idx, rebuilt by re-executing from the initial state the
+// action positions parentLinks recorded (as TLC rebuilds its traces).
+func (s *search[S, A]) traceTo(idx uint32) []A {
+	path := s.links.path(idx)
+	trace := make([]A, 0, len(path))
+	st := s.spec.Initial()
+	var enabled []A
+	for _, k := range path {
+		enabled = s.spec.Actions(&st, enabled[:0])
+		trace = append(trace, enabled[k])
+		st = s.spec.Next(&st, enabled[k])
 	}
-	slices.Reverse(trace)
 	return trace
 }

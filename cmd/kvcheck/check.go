@@ -31,6 +31,7 @@ type checkOptions struct {
 	gate      gateMode
 	expect    string    // --expect FILE: verdicts overriding the scenarios' (verdicts.go)
 	coverage  *coverage // --cover: what the run exercised (cover.go); nil without
+	maxMemory string    // --max-memory (memory.go)
 }
 
 // variant is one scenario checked under one set of fixes.
@@ -60,6 +61,7 @@ type checkReport struct {
 	Seconds     float64           `json:"seconds"`
 	Goals       map[string]bool   `json:"goals"`
 	Liveness    bool              `json:"liveness_checked"`
+	Collision   float64           `json:"collision_probability"`
 	Trace       []string          `json:"trace"`
 	Violations  []violationReport `json:"violations,omitempty"`
 	Reproduce   string            `json:"reproduce"`
@@ -100,6 +102,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected (the plain model checker's exit)")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms (actions, branches of the real code, raises) the run exercised, and those it never reached")
+	flags.StringVar(&opts.maxMemory, "max-memory", defaultMemoryShare, "memory budget (e.g. 8GiB, or a share of the machine's memory); past it the queue moves to disk, and a search that still does not fit ends incomplete (exit 3)")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
 	}
@@ -109,6 +112,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if opts.depth < 0 || opts.maxStates < 0 {
 		fmt.Fprintln(stderr, "kvcheck check: --depth and --max-states must not be negative")
+		return exitUsage
+	}
+	if _, err := parseMemory(opts.maxMemory); err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
 	}
 	if err := validateRunFlags(opts.workers, opts.out, opts.rewrite); err != nil {
@@ -192,12 +199,14 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		}
 		checked = model.OnlyInvariants(checked, opts.only)
 	}
+	maxMemory, _ := parseMemory(opts.maxMemory) // checked in runCheck
 	res := model.Check(checked, model.Options{
 		MaxDepth:  depth,
 		MaxStates: opts.maxStates,
 		Workers:   opts.workers,
 		KeepGoing: opts.keepGoing,
 		Liveness:  opts.liveness,
+		MaxMemory: maxMemory,
 	})
 	r := checkReport{
 		Scenario:    v.scenario.Name,
@@ -210,6 +219,7 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		Seconds:     res.Elapsed.Seconds(),
 		Goals:       map[string]bool{},
 		Liveness:    res.LivenessChecked,
+		Collision:   res.CollisionProbability,
 		Trace:       []string{},
 		Reproduce:   reproduceCommand(v, opts),
 	}
@@ -241,6 +251,9 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 			budget = fmt.Sprintf("--max-states %d", opts.maxStates)
 		}
 		r.Message = fmt.Sprintf("no violation in %d states, but the search stopped at its %s budget", res.States, budget)
+		if reason := incompleteReason(res, maxMemory); reason != "" {
+			r.Message = fmt.Sprintf("no violation in %d states, but the search stopped: %s", res.States, reason)
+		}
 		return r, nil
 	}
 	for _, g := range res.Goals {
@@ -294,6 +307,9 @@ func reproduceCommand(v variant, opts checkOptions) string {
 	}
 	if !opts.liveness {
 		parts = append(parts, "--liveness=false")
+	}
+	if opts.maxMemory != defaultMemoryShare {
+		parts = append(parts, "--max-memory", opts.maxMemory)
 	}
 	for _, n := range opts.only {
 		parts = append(parts, "--invariant", n)

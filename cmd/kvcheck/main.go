@@ -37,12 +37,14 @@ const usage = `kvcheck: a model checker for the KV-cache managers of LLM serving
 Usage (kvcheck COMMAND --help for a command's flags and an example):
   kvcheck check [--scenario NAME]... [--config FILE]... [--fix NAME]... [--depth N] [--max-states N]
                 [--workers N] [--keep-going] [--invariant NAME]... [--liveness=false]
-                [--json]
+                [--max-memory SIZE] [--json]
       Exhaustively check built-in scenarios. Without --scenario, every scenario;
       without --fix, each scenario as the real code behaves and with each of its
       fixes (--fix none checks the real code alone). --keep-going collects one
       shortest trace per invariant and raising function; --invariant checks only
       the named invariants; liveness (livelock) analysis runs on complete searches.
+      --max-memory (default 75% of the machine) moves the queue to disk past it;
+      a search that still does not fit ends incomplete with exit status 3.
   kvcheck fuzz [--scenario NAME]... [--fix NAME]... [--seed N] [--time DUR]
                [--walks N] [--workers N] [--swarm] [--json] [--out DIR [--rewrite]]
       Random walks with state-novelty feedback, for configurations too large

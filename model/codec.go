@@ -1,0 +1,153 @@
+package model
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"reflect"
+	"unsafe"
+)
+
+// StateSizer is implemented by specs whose states leave a tail of S's bytes
+// zero in every reachable state (for example the slots of ranks a
+// configuration does not have). The search then stores only the first
+// StateSize bytes of each queued state. It is optional: without it the
+// whole of S is encoded, and the zero-run encoding drops the zeros anyway,
+// only a little slower.
+type StateSizer interface {
+	// StateSize returns n in 0..unsafe.Sizeof(S): bytes from n on are zero
+	// in every state of this spec.
+	StateSize() int
+}
+
+// codec stores states of type S compactly for the frontier: the state's
+// bytes (its first size bytes) as a zero-run encoding, so the zeros that
+// dominate a large fixed-size state (unused request slots, pools, ranks)
+// cost almost nothing. It needs no code per field, so a spec can add
+// fields freely; S must hold no pointers (see Spec).
+//
+// The encoding is a sequence of runs, each introduced by one byte c:
+// c < 0x80 skips c+1 zero bytes; c >= 0x80 copies the next c-0x7f bytes
+// literally. Bytes past the last run are zero.
+type codec[S any] struct {
+	size int             // bytes of S encoded
+	spec StateEncoder[S] // the spec's own encoding, if it has one
+}
+
+func newCodec[S any](spec any) codec[S] {
+	var zero S
+	full := int(unsafe.Sizeof(zero))
+	if p := pointerPath(reflect.TypeFor[S](), "S"); p != "" {
+		panic(fmt.Sprintf("model: the state type %T holds a pointer, slice, map or string at %s; a Spec's state must be a compact value", zero, p))
+	}
+	size := full
+	if sz, ok := spec.(StateSizer); ok {
+		size = min(max(sz.StateSize(), 0), full)
+	}
+	enc, _ := spec.(StateEncoder[S])
+	return codec[S]{size: size, spec: enc}
+}
+
+// pointerPath returns where t holds a pointer-like value, or "".
+func pointerPath(t reflect.Type, at string) string {
+	switch t.Kind() {
+	case reflect.Array:
+		return pointerPath(t.Elem(), at+"[i]")
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if p := pointerPath(f.Type, at+"."+f.Name); p != "" {
+				return p
+			}
+		}
+		return ""
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Slice, reflect.Map, reflect.String,
+		reflect.Interface, reflect.Chan, reflect.Func:
+		return at
+	}
+	return ""
+}
+
+// bytesOf views the encoded prefix of *s as bytes.
+func (c codec[S]) bytesOf(s *S) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(s)), c.size)
+}
+
+// appendEncoded appends the encoding of *s to dst: the spec's own, or the
+// zero-run encoding.
+func (c codec[S]) appendEncoded(dst []byte, s *S) []byte {
+	if c.spec != nil {
+		return c.spec.AppendState(dst, s)
+	}
+	b := c.bytesOf(s)
+	n := len(b)
+	i := 0
+	for i < n {
+		// A run of zeros: skip whole zero words first.
+		z := i
+		for z+8 <= n && binary.LittleEndian.Uint64(b[z:]) == 0 {
+			z += 8
+		}
+		if z+8 <= n {
+			z += bits.TrailingZeros64(binary.LittleEndian.Uint64(b[z:])) / 8
+		} else {
+			for z < n && b[z] == 0 {
+				z++
+			}
+		}
+		if z == n {
+			break // trailing zeros are implied
+		}
+		for zeros := z - i; zeros > 0; zeros -= 0x80 {
+			dst = append(dst, byte(min(zeros, 0x80)-1))
+		}
+		// A literal run: up to the next zero byte, or the next two zero
+		// bytes when the literal can simply continue through one.
+		e := z + 1
+		for e < n && (b[e] != 0 || (e+1 < n && b[e+1] != 0)) {
+			e++
+		}
+		for lit := b[z:e]; len(lit) > 0; {
+			k := min(len(lit), 0x80)
+			dst = append(dst, byte(0x7f+k))
+			dst = append(dst, lit[:k]...)
+			lit = lit[k:]
+		}
+		i = e
+	}
+	return dst
+}
+
+// decode sets *s from an encoding appendEncoded wrote. With the zero-run
+// encoding, bytes of S past the codec's size are left as they are (zero in
+// every state of the spec).
+func (c codec[S]) decode(src []byte, s *S) {
+	if c.spec != nil {
+		c.spec.DecodeState(src, s)
+		return
+	}
+	b := c.bytesOf(s)
+	clear(b)
+	i := 0
+	for p := 0; p < len(src); {
+		r := src[p]
+		p++
+		if r < 0x80 {
+			i += int(r) + 1
+			continue
+		}
+		k := int(r) - 0x7f
+		copy(b[i:i+k], src[p:p+k])
+		i += k
+		p += k
+	}
+}
+
+// StateEncoder is implemented by specs that encode their states more
+// tightly, or faster, than the generic zero-run encoding: AppendState
+// appends an encoding of *s to dst, DecodeState sets *s from it. Decoding
+// what AppendState wrote must give back a state equal to *s in every byte.
+type StateEncoder[S any] interface {
+	AppendState(dst []byte, s *S) []byte
+	DecodeState(src []byte, s *S)
+}

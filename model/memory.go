@@ -1,0 +1,82 @@
+package model
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// overBudget keeps the search within Options.MaxMemory after a round: when
+// what it holds passes the budget it moves the queues' blocks to disk, and
+// when the parts that cannot move (the visited set, the parent links, the
+// liveness graph) approach the budget on their own it reports that the
+// search must stop, so that it ends with an incomplete result instead of
+// the runtime's fatal out-of-memory error.
+func (s *search[S, A]) overBudget() bool {
+	queued := s.frontier.mem + s.next.mem
+	s.peakQueue = max(s.peakQueue, queued)
+	if s.opts.MaxMemory <= 0 {
+		return false
+	}
+	fixed := s.fixedBytes()
+	if fixed > s.opts.MaxMemory/10*9 {
+		s.outOfMemory = true
+		return true
+	}
+	if fixed+queued > s.opts.MaxMemory {
+		s.next.spill()
+		if fixed+s.frontier.mem+s.next.mem > s.opts.MaxMemory {
+			s.frontier.spill()
+		}
+	}
+	return false
+}
+
+// fixedBytes is the memory the search holds outside its queues.
+func (s *search[S, A]) fixedBytes() int64 {
+	b := s.visited.bytes() + s.links.bytes()
+	if l := s.live; l != nil {
+		b += int64(len(l.start.blocks)+len(l.dst.blocks))<<blockBits*4 + int64(cap(l.good))*4
+	}
+	var st S
+	for _, w := range s.workers {
+		b += int64(cap(w.successors))*int64(unsafe.Sizeof(st)) + int64(cap(w.enc)) +
+			int64(cap(w.candidates))*int64(unsafe.Sizeof(candidate{})) + int64(cap(w.succ))*4
+	}
+	return b
+}
+
+// MachineMemory returns the memory this process may use: the cgroup's
+// limit if there is one, else the machine's total, else 0 if neither can
+// be read (not Linux).
+func MachineMemory() int64 {
+	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 {
+			if total := memTotal(); total == 0 || n < total {
+				return n
+			}
+		}
+	}
+	return memTotal()
+}
+
+// memTotal reads MemTotal from /proc/meminfo (0 if it cannot).
+func memTotal() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,91 @@
+package model
+
+import (
+	"reflect"
+	"testing"
+)
+
+// blob is a state whose bytes do not compress: a node number and 252
+// bytes derived from it, so that a frontier of a few thousand blobs is
+// large next to the visited set.
+type blob struct {
+	node uint32
+	fill [252]uint8
+}
+
+// blobTree is the complete binary tree of the given depth over blobs: node
+// k has children 2k+1 and 2k+2, so each level doubles and the last holds
+// half the states. Leaves are terminal; the last leaf violates "not-last".
+type blobTree struct{ depth int }
+
+func (b blobTree) nodes() uint32 { return 1<<(b.depth+1) - 1 }
+func (b blobTree) Initial() blob { return b.make(0) }
+func (b blobTree) make(k uint32) blob {
+	s := blob{node: k}
+	h := k
+	for i := range s.fill {
+		h = h*1664525 + 1013904223
+		s.fill[i] = byte(h>>24) | 1
+	}
+	return s
+}
+func (b blobTree) Actions(s *blob, out []int) []int {
+	if 2*s.node+2 < b.nodes() {
+		out = append(out, 1, 2)
+	}
+	return out
+}
+func (b blobTree) Next(s *blob, a int) blob   { return b.make(2*s.node + uint32(a)) }
+func (b blobTree) Fingerprint(s *blob) uint64 { return uint64(s.node) }
+func (b blobTree) IsTerminal(s *blob) bool    { return 2*s.node+2 >= b.nodes() }
+func (b blobTree) ActionString(a int) string  { return string(rune('0' + a)) }
+func (b blobTree) Goals() []Goal[blob] {
+	return []Goal[blob]{{Name: "node-1000", Reached: func(s *blob) bool { return s.node == 1000 }}}
+}
+func (b blobTree) Invariants() []Invariant[blob] {
+	return []Invariant[blob]{{Name: "not-last", Check: func(s *blob) *Failure {
+		if s.node == b.nodes()-1 {
+			return &Failure{Message: "the last leaf"}
+		}
+		return nil
+	}}}
+}
+
+// TestDiskQueue: a check whose frontier outgrows MaxMemory moves it to
+// disk and finishes with the same result as without a budget, the
+// counterexample's trace included, with and without liveness and workers.
+func TestDiskQueue(t *testing.T) {
+	defer func(size int) { queueBlockSize = size }(queueBlockSize)
+	queueBlockSize = 16 << 10
+	spec := blobTree{depth: 14}
+	for _, opts := range []Options{{}, {Liveness: true, KeepGoing: true}, {Workers: 2}} {
+		want := Check[blob, int](spec, opts)
+		if want.Usage.SpilledBytes != 0 || len(want.Violations) == 0 || want.Violations[0].Depth != 14 {
+			t.Fatalf("%+v without a budget: spilled %d bytes, violations %+v; want none spilled and the last leaf at depth 14",
+				opts, want.Usage.SpilledBytes, want.Violations)
+		}
+		budget := opts
+		budget.MaxMemory = 5 << 20 // the last level alone takes 4 MB
+		budget.SpillDir = t.TempDir()
+		got := Check[blob, int](spec, budget)
+		if got.Usage.SpilledBytes == 0 {
+			t.Errorf("%+v: nothing spilled (peak queue %d bytes, visited %d bytes)", budget, got.Usage.PeakQueueBytes, got.Usage.VisitedBytes)
+		}
+		if got.Usage.PeakQueueBytes >= want.Usage.PeakQueueBytes {
+			t.Errorf("%+v: the queue peaked at %d bytes in memory, %d without a budget", budget, got.Usage.PeakQueueBytes, want.Usage.PeakQueueBytes)
+		}
+		got.Elapsed, got.Usage, want.Elapsed, want.Usage = 0, Usage{}, 0, Usage{}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: got %+v\nwant %+v", budget, got, want)
+		}
+	}
+}
+
+// TestOutOfMemory: a check whose visited set cannot fit in MaxMemory
+// stops with an incomplete result that says so, instead of crashing.
+func TestOutOfMemory(t *testing.T) {
+	r := Check[blob, int](blobTree{depth: 16}, Options{MaxMemory: 1 << 20})
+	if !r.OutOfMemory || r.Complete || r.States == 0 || r.States >= 1<<17 {
+		t.Fatalf("got OutOfMemory %v, Complete %v after %d states; want an incomplete out-of-memory result", r.OutOfMemory, r.Complete, r.States)
+	}
+}

@@ -1,0 +1,236 @@
+package model
+
+import (
+	"math/bits"
+	"unsafe"
+)
+
+// visitedShardBits sets the number of shards of a visitedSet.
+const visitedShardBits = 6
+
+// visitedSet is the search's set of stored fingerprints, with each state's
+// index (discovery number) when the liveness analysis needs to map a
+// fingerprint to its state. Everything else the search remembers of a
+// state (how it was reached) is in parentLinks, by index.
+//
+// It is split into 64 shards by the fingerprint's top bits, each an
+// open-addressing table with linear probing kept at most 4/5 full and
+// grown by half on its own, so that between growths it is 53–80 % full
+// (8 bytes a slot: 10–15 bytes a state), growth is gradual (one shard at
+// a time, so the transient copy is 1/64 of the table), and the table never
+// needs a size hint. Slots are found by multiplying (Lemire's fastrange),
+// so a shard can have any size. During a merge each worker owns the shards whose number is its own
+// modulo the worker count, so the workers insert in parallel without locks.
+//
+// Reads (contains, lookup) are safe concurrently when nothing inserts.
+type visitedSet struct {
+	shards  [1 << visitedShardBits]visitedShard
+	withIdx bool
+}
+
+type visitedShard struct {
+	keys    []uint64 // fingerprints; 0 marks an empty slot
+	idx     []uint32 // with withIdx: idx[i] goes with keys[i]
+	n       int
+	hasZero bool // fingerprint 0 is stored (out of band)
+	zeroIdx uint32
+	_       [64]byte // keeps shards owned by different workers off each other's cache lines
+}
+
+// visitedInitialSlots is each shard's initial size.
+const visitedInitialSlots = 256
+
+func newVisitedSet(withIdx bool) *visitedSet {
+	v := &visitedSet{withIdx: withIdx}
+	for i := range v.shards {
+		v.shards[i].alloc(visitedInitialSlots, withIdx)
+	}
+	return v
+}
+
+// mixFP spreads a fingerprint (Fibonacci hashing), so that weak
+// fingerprints such as small integers still fill every shard.
+func mixFP(fp uint64) uint64 { return fp * 0x9e3779b97f4a7c15 }
+
+// shardOf returns the shard fp belongs to.
+func shardOf(fp uint64) int { return int(mixFP(fp) >> (64 - visitedShardBits)) }
+
+func (t *visitedShard) alloc(size int, withIdx bool) {
+	t.keys = allocWords(size)
+	if withIdx {
+		t.idx = allocUint32s(size)
+	}
+}
+
+// home is fp's first slot: the mixed bits below the shard number, scaled
+// to the shard's size.
+func (t *visitedShard) home(fp uint64) int {
+	hi, _ := bits.Mul64(mixFP(fp)<<visitedShardBits, uint64(len(t.keys)))
+	return int(hi)
+}
+
+// full reports whether the shard must grow before one more insert.
+func (t *visitedShard) full() bool { return 5*(t.n+1) > 4*len(t.keys) }
+
+// len returns the number of stored fingerprints.
+func (v *visitedSet) len() int {
+	n := 0
+	for i := range v.shards {
+		n += v.shards[i].n
+	}
+	return n
+}
+
+// bytes returns the memory the tables hold.
+func (v *visitedSet) bytes() int64 {
+	var b int64
+	for i := range v.shards {
+		b += int64(cap(v.shards[i].keys))*8 + int64(cap(v.shards[i].idx))*4
+	}
+	return b
+}
+
+// contains reports whether fp is stored. It reads only the keys.
+func (v *visitedSet) contains(fp uint64) bool {
+	h := mixFP(fp)
+	t := &v.shards[h>>(64-visitedShardBits)]
+	if fp == 0 {
+		return t.hasZero
+	}
+	keys := t.keys
+	hi, _ := bits.Mul64(h<<visitedShardBits, uint64(len(keys)))
+	for i := int(hi); ; {
+		switch keys[i] {
+		case fp:
+			return true
+		case 0:
+			return false
+		}
+		if i++; i == len(keys) {
+			i = 0
+		}
+	}
+}
+
+// lookup returns fp's index (0 without withIdx) and whether it is stored.
+func (v *visitedSet) lookup(fp uint64) (uint32, bool) {
+	t := &v.shards[shardOf(fp)]
+	if fp == 0 {
+		return t.zeroIdx, t.hasZero
+	}
+	for i := t.home(fp); ; {
+		switch t.keys[i] {
+		case fp:
+			if t.idx != nil {
+				return t.idx[i], true
+			}
+			return 0, true
+		case 0:
+			return 0, false
+		}
+		if i++; i == len(t.keys) {
+			i = 0
+		}
+	}
+}
+
+// insert stores fp with index idx and reports true, or reports false and
+// leaves the set unchanged if fp is stored. Concurrent inserts must go to
+// different shards.
+func (v *visitedSet) insert(fp uint64, idx uint32) bool {
+	t := &v.shards[shardOf(fp)]
+	if fp == 0 {
+		if t.hasZero {
+			return false
+		}
+		t.hasZero, t.zeroIdx = true, idx
+		t.n++
+		return true
+	}
+	if t.full() {
+		t.grow(v.withIdx)
+	}
+	i := t.home(fp)
+	for ; t.keys[i] != 0; i = t.after(i) {
+		if t.keys[i] == fp {
+			return false
+		}
+	}
+	t.keys[i] = fp
+	if t.idx != nil {
+		t.idx[i] = idx
+	}
+	t.n++
+	return true
+}
+
+// setIdx changes the index stored with fp, which must be stored.
+func (v *visitedSet) setIdx(fp uint64, idx uint32) {
+	t := &v.shards[shardOf(fp)]
+	if fp == 0 {
+		t.zeroIdx = idx
+		return
+	}
+	i := t.home(fp)
+	for t.keys[i] != fp {
+		i = t.after(i)
+	}
+	t.idx[i] = idx
+}
+
+// after returns the slot probed after i.
+func (t *visitedShard) after(i int) int {
+	if i++; i == len(t.keys) {
+		return 0
+	}
+	return i
+}
+
+// grow makes the shard half as large again and rehashes its entries.
+func (t *visitedShard) grow(withIdx bool) {
+	keys, idx := t.keys, t.idx
+	t.alloc(len(keys)/16*24, withIdx)
+	for j, fp := range keys {
+		if fp == 0 {
+			continue
+		}
+		i := t.home(fp)
+		for t.keys[i] != 0 {
+			i = t.after(i)
+		}
+		t.keys[i] = fp
+		if withIdx {
+			t.idx[i] = idx[j]
+		}
+	}
+	freeWords(keys)
+	freeUint32s(idx)
+}
+
+// free returns the tables' memory to the operating system; the set must
+// not be used afterwards.
+func (v *visitedSet) free() {
+	for i := range v.shards {
+		t := &v.shards[i]
+		freeWords(t.keys)
+		freeUint32s(t.idx)
+		t.keys, t.idx, t.n = nil, nil, 0
+	}
+}
+
+// allocUint32s returns n zeroed uint32s from allocWords.
+func allocUint32s(n int) []uint32 {
+	w := allocWords((n + 1) / 2)
+	if len(w) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&w[0])), 2*len(w))[:n]
+}
+
+// freeUint32s frees what allocUint32s returned.
+func freeUint32s(s []uint32) {
+	if cap(s) == 0 {
+		return
+	}
+	freeWords(unsafe.Slice((*uint64)(unsafe.Pointer(&s[:1][0])), cap(s)/2))
+}
