@@ -65,6 +65,18 @@ type Options struct {
 	// RoundSteps is how many steps each worker takes between two
 	// synchronisations; 0 means 1<<15.
 	RoundSteps int
+	// Stop, when set, is called between rounds; when it returns true the
+	// run ends there and Result.Interrupted is set. kvcheck uses it to stop
+	// cleanly on SIGINT.
+	Stop func() bool
+	// Progress, when set, is called after each round with the counts so
+	// far, from the goroutine that called Run.
+	Progress func(Progress)
+}
+
+// Progress is how far a run has gone.
+type Progress struct {
+	Walks, Steps, States, Depth int
 }
 
 func (o Options) withDefaults() Options {
@@ -116,7 +128,9 @@ type Result[A any] struct {
 	Goals   []model.GoalResult
 	// Violation is the first violation in (round, worker) order, or nil.
 	Violation *Violation[A]
-	Elapsed   time.Duration
+	// Interrupted is true when Options.Stop ended the run.
+	Interrupted bool
+	Elapsed     time.Duration
 }
 
 // Run walks sp at random from opts.Seed until a violation or the budget.
@@ -146,10 +160,17 @@ func Run[S, A any, P model.Spec[S, A]](sp P, opts Options) Result[A] {
 		res.Violation = v
 	} else {
 		for !r.done(start) {
+			if opts.Stop != nil && opts.Stop() {
+				res.Interrupted = true
+				break
+			}
 			r.round()
 			res.Rounds++
 			if res.Violation = r.firstViolation(); res.Violation != nil {
 				break
+			}
+			if opts.Progress != nil {
+				opts.Progress(r.progress())
 			}
 		}
 	}
@@ -166,6 +187,17 @@ func Run[S, A any, P model.Spec[S, A]](sp P, opts Options) Result[A] {
 	}
 	res.Elapsed = time.Since(start)
 	return res
+}
+
+// progress sums the workers' counts.
+func (r *run[S, A, P]) progress() Progress {
+	p := Progress{States: r.global.Len()}
+	for _, w := range r.workers {
+		p.Walks += w.walks
+		p.Steps += w.steps
+		p.Depth = max(p.Depth, w.depth)
+	}
+	return p
 }
 
 // run is the state shared by the workers of one Run.

@@ -46,6 +46,14 @@ type Options struct {
 	MaxMemory int64
 	// SpillDir is where the disk queue's file goes ("" = os.TempDir()).
 	SpillDir string
+	// Stop, when set, is called before each round of expansion (a few
+	// thousand states); when it returns true the search ends there, as if a
+	// bound had cut it (Result.Complete is false), and Result.Interrupted
+	// is set. kvcheck uses it to stop cleanly on SIGINT.
+	Stop func() bool
+	// Progress, when set, is called after each round with the counts so
+	// far, from the goroutine that called Check.
+	Progress func(Progress)
 }
 
 // DeadlockInvariant is the Violation.Invariant of a reachable state that has
@@ -69,6 +77,11 @@ type GoalResult struct {
 	Reached bool
 }
 
+// Progress is how far a search has gone.
+type Progress struct {
+	States, Transitions, Depth int
+}
+
 // Result summarises a Check run.
 type Result[A any] struct {
 	States      int // distinct states stored
@@ -89,6 +102,8 @@ type Result[A any] struct {
 	// OutOfMemory is true when the search stopped because it would have
 	// passed Options.MaxMemory (the result is then incomplete).
 	OutOfMemory bool
+	// Interrupted is true when Options.Stop ended the search.
+	Interrupted bool
 	// Err is the I/O error of the disk queue that stopped the search, if
 	// any (the result is then incomplete).
 	Err error
@@ -140,6 +155,7 @@ func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 		Violations:  s.violations,
 		Goals:       make([]GoalResult, len(s.goals)),
 		OutOfMemory: s.outOfMemory,
+		Interrupted: s.interrupted,
 		Err:         s.err,
 		Usage: Usage{
 			SpilledBytes:   s.frontier.spilled + s.next.spilled,

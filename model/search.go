@@ -48,6 +48,7 @@ type search[S, A any] struct {
 	depth       int32 // deepest level stored
 	cut         bool  // MaxDepth or MaxStates kept part of the space unexplored
 	stopped     bool  // stopped at a violation (no KeepGoing)
+	interrupted bool  // Options.Stop ended the search (cut is set too)
 	outOfMemory bool  // stopped because the next step would pass MaxMemory
 	err         error // an I/O error of the disk queue stopped the search
 	peakQueue   int64 // most bytes the queues held in memory at once
@@ -181,6 +182,10 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 	atBound := s.opts.MaxDepth > 0 && int(depth) >= s.opts.MaxDepth
 	roundSize := statesPerWorker * len(s.workers)
 	for s.frontier.n > 0 {
+		if s.opts.Stop != nil && s.opts.Stop() {
+			s.cut, s.interrupted = true, true
+			return true
+		}
 		s.round = s.round[:0]
 		for len(s.round) < roundSize {
 			idx, enc, ok := s.frontier.pop()
@@ -210,6 +215,9 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 		if s.overBudget() || s.next.err != nil {
 			s.err = s.next.err
 			return true
+		}
+		if s.opts.Progress != nil {
+			s.opts.Progress(Progress{States: s.visited.len(), Transitions: s.transitions, Depth: int(depth) + 1})
 		}
 	}
 	return false

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
@@ -32,6 +33,11 @@ type checkOptions struct {
 	expect    string    // --expect FILE: verdicts overriding the scenarios' (verdicts.go)
 	coverage  *coverage // --cover: what the run exercised (cover.go); nil without
 	maxMemory string    // --max-memory (memory.go)
+	// interrupt and progress stop the search on SIGINT and report its
+	// progress (interrupt.go, progress.go).
+	interrupt    *interrupter
+	showProgress bool
+	progress     *progressLine
 }
 
 // variant is one scenario checked under one set of fixes.
@@ -62,6 +68,7 @@ type checkReport struct {
 	Goals       map[string]bool   `json:"goals"`
 	Liveness    bool              `json:"liveness_checked"`
 	Collision   float64           `json:"collision_probability"`
+	Interrupted bool              `json:"interrupted,omitempty"`
 	Trace       []string          `json:"trace"`
 	Violations  []violationReport `json:"violations,omitempty"`
 	Reproduce   string            `json:"reproduce"`
@@ -101,6 +108,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected (the plain model checker's exit)")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
+	flags.BoolVar(&opts.showProgress, "progress", false, "print a progress line on stderr every second (shown anyway when stderr is a terminal)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms (actions, branches of the real code, raises) the run exercised, and those it never reached")
 	flags.StringVar(&opts.maxMemory, "max-memory", defaultMemoryShare, "memory budget (e.g. 8GiB, or a share of the machine's memory); past it the queue moves to disk, and a search that still does not fit ends incomplete (exit 3)")
 	if code, done := parseFlags(flags, args, stdout); done {
@@ -140,9 +148,17 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if *cover {
 		opts.coverage = newCoverage()
 	}
+	opts.interrupt = watchInterrupts()
+	defer opts.interrupt.release()
+	opts.progress = newProgress(stderr, opts.showProgress)
 	reports := make([]checkReport, 0, len(variants))
 	for _, v := range variants {
+		if opts.interrupt.stopped() {
+			break
+		}
+		opts.progress.begin("kvcheck check " + variantLabel(v))
 		r, err := checkVariant(v, opts)
+		opts.progress.end()
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 			return exitUsage
@@ -153,6 +169,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, string(line))
 		}
 		reports = append(reports, r)
+	}
+	if opts.interrupt.stopped() {
+		w := stdout
+		if opts.json {
+			w = stderr
+		}
+		fmt.Fprintf(w, "kvcheck check: interrupted by %s after %d of %d variants; what was found so far follows\n", opts.interrupt.signalName(), len(reports), len(variants))
 	}
 	if opts.json {
 		opts.gate.printGate(stderr, "kvcheck check", reports)
@@ -165,9 +188,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		opts.coverage.print(stdout, opts.json, commandName()+" check "+strings.Join(args, " "))
 	}
 	if opts.out != "" {
-		if code := writeTranscripts(opts.out, opts.rewrite, variants, reports, opts, stdout, stderr); code != exitOK {
+		if code := writeTranscripts(opts.out, opts.rewrite, variants[:len(reports)], reports, opts, stdout, stderr); code != exitOK {
 			return code
 		}
+	}
+	if opts.interrupt.stopped() {
+		return exitInterrupted
 	}
 	return opts.gate.gateStatus(reports)
 }
@@ -204,6 +230,12 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		MaxDepth:  depth,
 		MaxStates: opts.maxStates,
 		Workers:   opts.workers,
+		Stop:      opts.interrupt.stopped,
+		Progress: func(p model.Progress) {
+			opts.progress.update(func(elapsed time.Duration) string {
+				return fmt.Sprintf("%d states, %d states/s, depth %d, %.1fs", p.States, perSecond(p.States, elapsed), p.Depth, elapsed.Seconds())
+			})
+		},
 		KeepGoing: opts.keepGoing,
 		Liveness:  opts.liveness,
 		MaxMemory: maxMemory,
@@ -242,6 +274,11 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		r.Message = first.Message
 		r.Steps = len(first.Trace)
 		r.Trace = traceLines(first.Trace)
+		return r, nil
+	}
+	if res.Interrupted {
+		r.Result, r.Interrupted = verdictIncomplete, true
+		r.Message = fmt.Sprintf("interrupted by %s after %d states, at depth %d; no violation so far", opts.interrupt.signalName(), res.States, res.Depth)
 		return r, nil
 	}
 	if !res.Complete {

@@ -29,6 +29,13 @@ type fuzzOptions struct {
 	gate      gateMode
 	expect    string    // --expect FILE (verdicts.go)
 	coverage  *coverage // --cover: what the walks exercised (cover.go); nil without
+	// interrupt and progress stop the walks on SIGINT and report their
+	// progress (interrupt.go, progress.go); share is the current variant's
+	// share of the --time budget.
+	interrupt    *interrupter
+	showProgress bool
+	progress     *progressLine
+	share        time.Duration
 }
 
 // fuzzReport is one line of `kvcheck fuzz --json`: the keys of `kvcheck
@@ -59,8 +66,8 @@ type fuzzReport struct {
 	variant variant
 }
 
-// defaultFuzzTime is the time budget of each variant when --time is not given.
-const defaultFuzzTime = 5 * time.Second
+// defaultFuzzTime is the time budget of the run when --time is not given.
+const defaultFuzzTime = 30 * time.Second
 
 func runFuzz(args []string, stdout, stderr io.Writer) int {
 	var opts fuzzOptions
@@ -69,7 +76,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	flags.StringArrayVar(&opts.fixes, "fix", nil, "fix variant to apply (repeatable; 'none' = the real code alone; default: the real code and each of the scenario's fixes)")
 	flags.StringArrayVar(&opts.configs, "config", nil, "fuzz the configuration in FILE: kvcheck's configuration text, or TensorRT-LLM LLM API options (YAML) with a kvcheck: section (repeatable)")
 	flags.Uint64Var(&opts.seed, "seed", 0, "seed of every random choice (default: a new one, printed)")
-	flags.DurationVar(&opts.duration, "time", defaultFuzzTime, "time budget per variant (0: none, then --walks bounds the run)")
+	flags.DurationVar(&opts.duration, "time", defaultFuzzTime, "time budget of the whole run, shared out between the variants: each gets an equal part of what is left (0: none, then --walks bounds each variant)")
 	flags.IntVar(&opts.walks, "walks", 0, "walk budget per variant (0: none)")
 	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "walking goroutines (a run is reproducible for a given --seed and --workers)")
 	flags.BoolVar(&opts.swarm, "swarm", false, "swarm mode: each walk weights the classes of action its own way, switching some off")
@@ -78,6 +85,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
+	flags.BoolVar(&opts.showProgress, "progress", false, "print a progress line on stderr every second (shown anyway when stderr is a terminal)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms the walks exercised, and those they never reached")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
@@ -111,7 +119,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if !opts.json {
-		fmt.Fprintf(stdout, "kvcheck fuzz: seed %d, %d worker(s), %s per variant, %s walks\n",
+		fmt.Fprintf(stdout, "kvcheck fuzz: seed %d, %d worker(s), %s, %s walks\n",
 			opts.seed, opts.workers, budgetText(opts), walkKind(opts.swarm))
 	}
 	if opts.expect != "" {
@@ -123,10 +131,25 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	if *cover {
 		opts.coverage = newCoverage()
 	}
+	opts.interrupt = watchInterrupts()
+	defer opts.interrupt.release()
+	opts.progress = newProgress(stderr, opts.showProgress)
+	deadline := time.Now().Add(opts.duration)
 	var failed []fuzzReport
 	var reports []checkReport
-	for _, v := range variants {
+	for i, v := range variants {
+		if opts.interrupt.stopped() {
+			break
+		}
+		if opts.duration > 0 {
+			// The run's budget: an equal part of what is left to each
+			// variant still to run, so a variant that finds its violation
+			// early leaves its time to the others.
+			opts.share = max(time.Until(deadline)/time.Duration(len(variants)-i), time.Millisecond)
+		}
+		opts.progress.begin("kvcheck fuzz " + variantLabel(v))
 		r, err := fuzzVariant(v, opts)
+		opts.progress.end()
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 			return exitUsage
@@ -142,6 +165,13 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		printFuzzSummary(stdout, r)
+	}
+	if opts.interrupt.stopped() {
+		w := stdout
+		if opts.json {
+			w = stderr
+		}
+		fmt.Fprintf(w, "kvcheck fuzz: interrupted by %s after %d of %d variants; what was found so far follows\n", opts.interrupt.signalName(), len(reports), len(variants))
 	}
 	if opts.json {
 		opts.gate.printGate(stderr, "kvcheck fuzz", reports)
@@ -160,6 +190,9 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			return code
 		}
 	}
+	if opts.interrupt.stopped() {
+		return exitInterrupted
+	}
 	return opts.gate.gateStatus(reports)
 }
 
@@ -170,7 +203,13 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 		return fuzzReport{}, err
 	}
 	sp.Cover = opts.coverage.sink()
-	res := fuzz.Run(sp, fuzz.Options{Seed: opts.seed, Workers: opts.workers, Walks: opts.walks, Duration: opts.duration, Swarm: opts.swarm})
+	res := fuzz.Run(sp, fuzz.Options{Seed: opts.seed, Workers: opts.workers, Walks: opts.walks, Duration: opts.share, Swarm: opts.swarm,
+		Stop: opts.interrupt.stopped,
+		Progress: func(p fuzz.Progress) {
+			opts.progress.update(func(elapsed time.Duration) string {
+				return fmt.Sprintf("%d walks, %d distinct states, %d states/s, longest path %d, %.1fs of %s", p.Walks, p.States, perSecond(p.States, elapsed), p.Depth, elapsed.Seconds(), opts.share.Round(time.Millisecond))
+			})
+		}})
 	opts.coverage.add(v.scenario.Name, sp.Cover)
 	sp.Cover = nil // shrinking replays are not part of the walks' coverage
 	r := fuzzReport{
@@ -214,7 +253,11 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 	// Random walks prove nothing: a run without a violation ended at its
 	// budget.
 	r.Result = verdictIncomplete
-	r.Message = fmt.Sprintf("no violation in %d walks (%d distinct states), but the run stopped at its %s budget", res.Walks, res.States, budgetText(opts))
+	r.Message = fmt.Sprintf("no violation in %d walks (%d distinct states), but the run stopped at its budget (%s)", res.Walks, res.States, shareText(opts))
+	if res.Interrupted {
+		r.Interrupted = true
+		r.Message = fmt.Sprintf("interrupted by %s after %d walks (%d distinct states); no violation so far", opts.interrupt.signalName(), res.Walks, res.States)
+	}
 	for _, g := range res.Goals {
 		if !g.Reached {
 			r.Message += fmt.Sprintf("; goal %s (%s) was never reached", g.Name, g.Doc)
@@ -257,10 +300,22 @@ func fuzzReproduceCommand(v variant, opts fuzzOptions) string {
 func budgetText(opts fuzzOptions) string {
 	var parts []string
 	if opts.duration > 0 {
-		parts = append(parts, opts.duration.String())
+		parts = append(parts, opts.duration.String()+" for the run")
 	}
 	if opts.walks > 0 {
-		parts = append(parts, fmt.Sprintf("%d walks", opts.walks))
+		parts = append(parts, fmt.Sprintf("%d walks per variant", opts.walks))
+	}
+	return strings.Join(parts, " or ")
+}
+
+// shareText names the budget a variant stopped at.
+func shareText(opts fuzzOptions) string {
+	var parts []string
+	if opts.duration > 0 {
+		parts = append(parts, fmt.Sprintf("%s of the run's --time %s", opts.share.Round(time.Millisecond), opts.duration))
+	}
+	if opts.walks > 0 {
+		parts = append(parts, fmt.Sprintf("--walks %d", opts.walks))
 	}
 	return strings.Join(parts, " or ")
 }

@@ -112,7 +112,7 @@ func (g gateMode) printGate(w io.Writer, who string, reports []checkReport) {
 		}
 	}
 	if len(incomplete) > 0 {
-		fmt.Fprintf(w, "%s: %d of %d variants are incomplete (a budget ended the search before any violation, so nothing is proved):\n", who, len(incomplete), len(reports))
+		fmt.Fprintf(w, "%s: %d of %d variants are incomplete (a budget or an interrupt ended the search before any violation, so nothing is proved):\n", who, len(incomplete), len(reports))
 		for _, r := range incomplete {
 			fmt.Fprintf(w, "  %s: expected %s; %s\n    reproduce: %s\n", reportName(r), r.Expected, r.Message, r.Reproduce)
 		}
