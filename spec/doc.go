@@ -41,5 +41,6 @@
 //     a state
 //
 // Citations name the TensorRT-LLM function and the commit it was read at;
-// see ../shared/reference/trtllm-kvcache-v2.md for the commit table.
+// docs/reference.md summarizes that code and spec/reading-notes.md lists
+// what was read, with the commits.
 package spec

@@ -40,6 +40,11 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	for _, inv := range sp.Invariants() {
 		fmt.Fprintf(w, "  %s\t%s\n", inv.Name, inv.Doc)
 	}
+	fmt.Fprintln(w, "GOALS\t")
+	for _, name := range spec.GoalNames() {
+		g, _ := spec.LookupGoal(name)
+		fmt.Fprintf(w, "  %s\t%s\n", g.Name, g.Doc)
+	}
 	fmt.Fprintln(w, "FIXES\t")
 	for _, f := range spec.AllFixes() {
 		fmt.Fprintf(w, "  %s\t%s\n", f, f.Doc())

@@ -1,4 +1,4 @@
-// Package poolbench is a model.Spec of /work/shared/bench/pool.pml, a small
+// Package poolbench is a model.Spec of pool.pml (in this folder), a small
 // paged KV-cache block pool shared by two data-parallel ranks, used to
 // compare the checker's throughput with SPIN's.
 //
