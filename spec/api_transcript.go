@@ -1,8 +1,8 @@
 package spec
 
 // This file exports the few read-only helpers the counterexample
-// transcripts (package counterexamples) need to put a state change into
-// words. It adds no behaviour to the spec.
+// transcripts (package counterexamples) need besides Describe. It adds no
+// behaviour to the spec.
 
 // StopCommitting reports whether _KVCache.stop_committing was called on
 // the cache: it publishes no more blocks.

@@ -83,3 +83,23 @@ func TestSplitWords(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldsWordFieldsTheTablesDoNotKnow: a field no table names is worded
+// from its Go name and value, so a field the spec gains shows up in Dump
+// and in the transcripts without a change to the wording.
+func TestFieldsWordFieldsTheTablesDoNotKnow(t *testing.T) {
+	type Gained struct {
+		HostPages   uint8
+		Evicting    bool
+		Status      CacheStatus
+		PerFamily   [2]uint8
+		Unset       uint8
+		NestedEntry BatchEntry
+	}
+	v := Gained{HostPages: 3, Evicting: true, Status: Suspended, PerFamily: [2]uint8{0, 4}, NestedEntry: BatchEntry{ID: 2, Chunk: 4}}
+	got := listFields(fields(reflect.ValueOf(v)))
+	want := "host pages 3, evicting yes, suspended, per family 1 4, nested entry (id 2, chunk 4)"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -72,6 +72,8 @@ type checkReport struct {
 	Trace       []string          `json:"trace"`
 	Violations  []violationReport `json:"violations,omitempty"`
 	Reproduce   string            `json:"reproduce"`
+	// actions is Trace as actions, for --out.
+	actions []spec.Action
 }
 
 // violationReport is one distinct violation of a --keep-going run.
@@ -81,6 +83,7 @@ type violationReport struct {
 	Message   string   `json:"message"`
 	Steps     int      `json:"steps"`
 	Trace     []string `json:"trace"`
+	actions   []spec.Action
 }
 
 // unreachedGoal is the invariant name reported when a check finds no
@@ -261,7 +264,7 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 	for _, viol := range res.Violations {
 		r.Violations = append(r.Violations, violationReport{
 			Invariant: viol.Invariant, Group: viol.Group, Message: viol.Message,
-			Steps: len(viol.Trace), Trace: traceLines(viol.Trace),
+			Steps: len(viol.Trace), Trace: traceLines(viol.Trace), actions: viol.Trace,
 		})
 	}
 	if !opts.keepGoing {
@@ -273,7 +276,7 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		r.Invariant = first.Invariant
 		r.Message = first.Message
 		r.Steps = len(first.Trace)
-		r.Trace = traceLines(first.Trace)
+		r.Trace, r.actions = traceLines(first.Trace), first.Trace
 		return r, nil
 	}
 	if res.Interrupted {

@@ -22,12 +22,7 @@ import (
 // writes nothing when a file exists and rewrite is false. It returns an
 // exit status (exitOK when it wrote, or had nothing to write).
 func writeTranscripts(dir string, rewrite bool, variants []variant, reports []checkReport, opts checkOptions, stdout, stderr io.Writer) int {
-	found, err := foundFromReports(variants, reports)
-	if err != nil {
-		fmt.Fprintf(stderr, "kvcheck check: --out: %v\n", err)
-		return exitUsage
-	}
-	files, err := counterexamples.Transcripts(found)
+	files, err := counterexamples.Transcripts(foundFromReports(variants, reports))
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: --out: %v\n", err)
 		return exitUsage
@@ -138,16 +133,11 @@ func fixesLabel(fixes spec.Fixes) string {
 	return "real-code"
 }
 
-// foundFromReports turns the check reports back into check results, the
-// trace lines parsed with the spec of each variant.
-func foundFromReports(variants []variant, reports []checkReport) ([]counterexamples.Found, error) {
+// foundFromReports turns the check reports back into check results.
+func foundFromReports(variants []variant, reports []checkReport) []counterexamples.Found {
 	var found []counterexamples.Found
 	for i, r := range reports {
 		v := variants[i]
-		sp, err := v.scenario.Spec(v.fixes)
-		if err != nil {
-			return nil, err
-		}
 		f := counterexamples.Found{Scenario: v.scenario, Fixes: v.fixes, States: r.States, Depth: r.Depth,
 			Complete: r.Complete, Command: r.Reproduce}
 		for name, reached := range r.Goals {
@@ -158,22 +148,14 @@ func foundFromReports(variants []variant, reports []checkReport) ([]counterexamp
 		sort.Strings(f.MissedGoals)
 		violations := r.Violations
 		if len(violations) == 0 && r.Result != "ok" && r.Invariant != unreachedGoal {
-			violations = []violationReport{{Invariant: r.Invariant, Message: r.Message, Steps: r.Steps, Trace: r.Trace}}
+			violations = []violationReport{{Invariant: r.Invariant, Message: r.Message, actions: r.actions}}
 		}
 		for _, viol := range violations {
-			fv := counterexamples.FoundViolation{Invariant: viol.Invariant, Message: viol.Message}
-			for _, line := range viol.Trace {
-				a, err := sp.ParseAction(line)
-				if err != nil {
-					return nil, fmt.Errorf("%s: trace line %q: %v", v.scenario.Name, line, err)
-				}
-				fv.Trace = append(fv.Trace, a)
-			}
-			f.Violations = append(f.Violations, fv)
+			f.Violations = append(f.Violations, counterexamples.FoundViolation{Invariant: viol.Invariant, Message: viol.Message, Trace: viol.actions})
 		}
 		found = append(found, f)
 	}
-	return found, nil
+	return found
 }
 
 // outCommand is the check command with --out (and --rewrite).

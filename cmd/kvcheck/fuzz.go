@@ -60,8 +60,10 @@ type fuzzReport struct {
 	ReducedConfig []string `json:"reduced_config,omitempty"`
 	ReducedSteps  []string `json:"reduced_steps,omitempty"`
 	ReducedTrace  []string `json:"reduced_trace,omitempty"`
-	// reduced is the spec of the reduced configuration, for --out.
-	reduced *spec.Spec
+	// reduced is the spec of the reduced configuration and reducedActions
+	// ReducedTrace as actions, for --out.
+	reduced        *spec.Spec
+	reducedActions []spec.Action
 	// variant is the variant fuzzed, for --out.
 	variant variant
 }
@@ -241,11 +243,11 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 		r.ShrinkSeconds = time.Since(start).Seconds()
 		r.Result, r.Invariant, r.Group, r.Message = "violation", found.Invariant, found.Group, shrunk.Message
 		r.StepsBeforeShrink = len(found.Trace)
-		r.Steps, r.Trace, r.Shortest = len(shrunk.Trace), traceLines(shrunk.Trace), shrunk.Optimal
+		r.Steps, r.Trace, r.actions, r.Shortest = len(shrunk.Trace), traceLines(shrunk.Trace), shrunk.Trace, shrunk.Optimal
 		if red := shrunk.Reduced; red != nil {
 			r.ReducedConfig = configChanges(&sp.Config, &red.Spec.(*spec.Spec).Config)
 			r.ReducedSteps = red.Steps
-			r.ReducedTrace = traceLines(red.Trace)
+			r.ReducedTrace, r.reducedActions = traceLines(red.Trace), red.Trace
 			r.reduced = red.Spec.(*spec.Spec)
 		}
 		return r, nil

@@ -28,7 +28,7 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 		}
 		name := counterexamples.FileName(r.Scenario, fixes, r.Invariant)
 		search := fmt.Sprintf("seeded random walks (seed %d, %d walks), shrunk from %d to %d steps", r.Seed, r.Walks, r.StepsBeforeShrink, r.Steps)
-		data, err := fuzzTranscript(sp, r.Trace, r, search)
+		data, err := fuzzTranscript(sp, r.actions, r, search)
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck fuzz: --out: %s: %v\nreproduce: %s\n", name, err, r.Reproduce)
 			return exitUsage
@@ -37,7 +37,7 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 		if r.reduced != nil {
 			r.reduced.Scenario = sc
 			reducedName := strings.TrimSuffix(name, ".txt") + ".reduced.txt"
-			data, err := fuzzTranscript(r.reduced, r.ReducedTrace, r, search+", then on a reduced configuration")
+			data, err := fuzzTranscript(r.reduced, r.reducedActions, r, search+", then on a reduced configuration")
 			if err != nil {
 				fmt.Fprintf(stderr, "kvcheck fuzz: --out: %s: %v\nreproduce: %s\n", reducedName, err, r.Reproduce)
 				return exitUsage
@@ -58,15 +58,7 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 }
 
 // fuzzTranscript renders one fuzz counterexample under sp.
-func fuzzTranscript(sp *spec.Spec, lines []string, r fuzzReport, search string) ([]byte, error) {
-	var trace []spec.Action
-	for _, line := range lines {
-		a, err := sp.ParseAction(line)
-		if err != nil {
-			return nil, fmt.Errorf("trace line %q: %v", line, err)
-		}
-		trace = append(trace, a)
-	}
+func fuzzTranscript(sp *spec.Spec, trace []spec.Action, r fuzzReport, search string) ([]byte, error) {
 	return counterexamples.Write(counterexamples.Counterexample{
 		Spec: sp, Trace: trace, Invariant: r.Invariant, Message: r.Message,
 		FoundBy: r.Reproduce, Search: search,
