@@ -32,15 +32,16 @@
 // each fix checked against it. The config directive is the setup, the
 // directives below it the test; the grammar of every directive, with an
 // example, is at Replayer.Exec. A directive's output tells what its steps
-// changed together (summarize): per rank its batch, one line per request
-// with the changes of the request and of its target and draft caches, each
-// changed field with every value it took ("capacity 12 → 14 → 13"), then
-// the pages in use of every pool that changed, the crash, and what each
-// step broke. An action that is not enabled where it stands is output too
-// ("not enabled; enabled here: ..."), so deleting lines always leaves a
-// file that replays. Write puts one action in each
-// directive when the file then fits in MaxLines lines, otherwise one
-// iteration, one round of iterations, or several rounds.
+// changed together (summarize), in the spec's words (spec.Spec.Describe,
+// which the state directive's dump shares): per rank its batch, one line
+// per request with the changes of the request and of its target and draft
+// caches, each changed field with every value it took ("capacity 12 → 14
+// → 13"), then the pages in use of every pool that changed, the crash, and
+// what each step broke. An action that is not enabled where it stands is
+// output too ("not enabled; enabled here: ..."), so deleting lines always
+// leaves a file that replays. Write puts one action in each directive when
+// the file then fits in MaxLines lines, otherwise one iteration, one round
+// of iterations, or several rounds.
 //
 // Replay executes a transcript strictly and deterministically and returns
 // the file with the actual outputs (Result.Actual), a unified diff against

@@ -268,7 +268,8 @@ func (sp *Spec) Next(s *State, a Action) State {
 // Fingerprint hashes the state bytes of the configured ranks.
 func (sp *Spec) Fingerprint(s *State) uint64 { return fingerprint(s, int(sp.Config.Ranks)) }
 
-// ActionString renders an action as its transcript line.
+// ActionString renders an action as its transcript line; Describe
+// (describe.go) words a state, for Dump and the transcripts' step outputs.
 func (sp *Spec) ActionString(a Action) string { return a.String() }
 
 // IsTerminal says a state with no enabled action is a legitimate end: the
