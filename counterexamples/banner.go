@@ -40,6 +40,7 @@ func banner(ce Counterexample, steps []Step, marked int) []string {
 	sp := ce.Spec
 	var out []string
 	add := func(text string) { out = append(out, wrap(text, "  ")...) }
+	docs := fixDocs{}                   // each fix's doc once
 	out = append(out, title(ce, steps)) // one line: the explain page's title
 	if sc := sp.Scenario; sc != nil {
 		text := "Reproduces: " + sc.Report + ": " + sc.Doc + "."
@@ -50,7 +51,11 @@ func banner(ce Counterexample, steps []Step, marked int) []string {
 	}
 	switch {
 	case ce.ReplayOf != "":
-		add(fmt.Sprintf("Replays: the actions of %s under %s.", ce.ReplayOf, fixDocs(sp.Fixes, "; ")))
+		var fixes []string
+		for _, f := range sp.Fixes.List() {
+			fixes = append(fixes, f.String()+", "+f.Doc())
+		}
+		add(fmt.Sprintf("Replays: the actions of %s under %s.", ce.ReplayOf, strings.Join(fixes, "; ")))
 		add("Checked by: " + ce.FoundBy + " (" + ce.Search + ").")
 	case ce.FoundBy != "":
 		add("Found by: " + ce.FoundBy + " (" + ce.Search + ").")
@@ -60,7 +65,7 @@ func banner(ce Counterexample, steps []Step, marked int) []string {
 		add(fmt.Sprintf("[*] step %d %s: %s.", marked+1, s.Text, stepOutcome(ce, s)))
 	}
 	for _, n := range ce.FixedBy {
-		add(fixVerdict(n))
+		add(fixVerdict(n, docs))
 	}
 	for _, a := range ce.Adapted {
 		add(a.String())
@@ -85,27 +90,34 @@ func title(ce Counterexample, steps []Step) string {
 	return name + ": no invariant breaks"
 }
 
-// fixDocs names each fix of a set with its doc ("joint-admission, PR
-// #19006: admit ..."), or says it is the real code.
-func fixDocs(fixes spec.Fixes, sep string) string {
-	list := fixes.List()
-	if len(list) == 0 {
-		return "the real code"
+// fixDocs are the fixes a banner has described.
+type fixDocs map[spec.Fix]bool
+
+// words names each fix of a set, with its doc the first time the banner
+// names it ("joint-admission, PR #19006: admit ...,"), joined by sep.
+func (d fixDocs) words(fixes spec.Fixes, sep string) string {
+	var words []string
+	for _, f := range fixes.List() {
+		word := f.String()
+		if !d[f] {
+			word += ", " + f.Doc() + ","
+			d[f] = true
+		}
+		words = append(words, word)
 	}
-	docs := make([]string, len(list))
-	for i, f := range list {
-		docs[i] = f.String() + ", " + f.Doc()
-	}
-	return strings.Join(docs, sep)
+	return strings.Join(words, sep)
 }
 
 // fixVerdict says what one checked fix set does to the violation, with
 // its transcript: "Fix joint-admission, PR #19006: ..., close it (671 states,
 // all reachable): draft-admission.joint-admission.ok.txt".
-func fixVerdict(n FixNote) string {
-	text, verbs := "Fix "+fixDocs(n.Fixes, "")+",", [3]string{"closes", "does not close", "shows"}
-	if len(n.Fixes.List()) > 1 {
-		text, verbs = "Fixes "+fixDocs(n.Fixes, ", and ")+", together", [3]string{"close", "do not close", "show"}
+func fixVerdict(n FixNote, docs fixDocs) string {
+	var text string
+	verbs := [3]string{"closes", "does not close", "shows"}
+	if len(n.Fixes.List()) == 1 {
+		text = "Fix " + docs.words(n.Fixes, "")
+	} else {
+		text, verbs = "Fixes "+docs.words(n.Fixes, " and ")+" together", [3]string{"close", "do not close", "show"}
 	}
 	switch {
 	case n.Invariant != "":
