@@ -186,6 +186,12 @@ func TestRealCodeTranscriptsEndInTheirViolation(t *testing.T) {
 				t.Errorf("%s: banner says %q, which the directives or the fix lines say", path, repeated)
 			}
 		}
+		words := strings.Join(strings.Fields(banner), " ")
+		for _, f := range spec.AllFixes() {
+			if n := strings.Count(words, strings.Join(strings.Fields(f.Doc()), " ")); n > 1 {
+				t.Errorf("%s: the banner gives the doc of %s %d times", path, f, n)
+			}
+		}
 		if sc := res.Replayer.Scenario; sc != nil && res.Replayer.Spec.Fixes == 0 {
 			if !strings.Contains(strings.ReplaceAll(banner, "\n  ", " "), "What happens: "+StoryPath(sc.Name)) {
 				t.Errorf("%s: banner does not point to the story %s", path, StoryPath(sc.Name))
