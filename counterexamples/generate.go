@@ -147,14 +147,15 @@ func fixFile(f, real *Found) (File, error) {
 	trace, adapted := Adapt(sp, realViolation.Trace)
 	name := FileName(f.Scenario.Name, f.Fixes, "")
 	data, err := Write(Counterexample{
-		Spec:        sp,
-		Trace:       trace,
-		FoundBy:     f.Command,
-		Search:      searchWords(f, 0),
-		ReplayOf:    FileName(f.Scenario.Name, 0, realViolation.Invariant),
-		ReplayStep:  len(realViolation.Trace),
-		ReplayBroke: brokeWords(realSpec, realViolation),
-		Adapted:     adapted,
+		Spec:            sp,
+		Trace:           trace,
+		FoundBy:         f.Command,
+		Search:          searchWords(f, 0),
+		ReplayOf:        FileName(f.Scenario.Name, 0, realViolation.Invariant),
+		ReplayStep:      len(realViolation.Trace),
+		ReplayInvariant: realViolation.Invariant,
+		ReplayCrash:     finalCrash(realSpec, realViolation.Trace),
+		Adapted:         adapted,
 	})
 	if err != nil {
 		return File{}, fmt.Errorf("%s: %w", name, err)
@@ -166,16 +167,13 @@ func fixFile(f, real *Found) (File, error) {
 	return File{Name: name, Data: data, Summary: summary}, nil
 }
 
-// brokeWords says in a few words what a violation broke: the raising
-// function, or the invariant.
-func brokeWords(sp *spec.Spec, v FoundViolation) string {
-	states, err := model.Replay[spec.State, spec.Action](sp, v.Trace)
-	if err == nil {
-		if c := states[len(states)-1].Crash; c.Happened {
-			return fmt.Sprintf("%s raised", c.Function)
-		}
+// finalCrash is the raise at the end of a trace, if the engine crashed.
+func finalCrash(sp *spec.Spec, trace []spec.Action) spec.Crash {
+	states, err := model.Replay[spec.State, spec.Action](sp, trace)
+	if err != nil {
+		return spec.Crash{}
 	}
-	return v.Invariant + " broke"
+	return states[len(states)-1].Crash
 }
 
 // searchWords describes a check: its size and what it covered.

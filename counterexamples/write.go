@@ -27,13 +27,13 @@ type Counterexample struct {
 	FixedBy []FixNote
 	// ReplayOf names the transcript whose actions a fix transcript replays;
 	// "" for a transcript of a violation found by search. ReplayStep is the
-	// 1-based step at which that transcript broke an invariant and
-	// ReplayBroke what broke there ("_prepare_draft_resources raised",
-	// "no-leaked-cache broke"),
-	// so the fix transcript marks the same step.
-	ReplayOf    string
-	ReplayStep  int
-	ReplayBroke string
+	// 1-based step at which that transcript broke ReplayInvariant, and
+	// ReplayCrash the raise there if the engine crashed, so the fix
+	// transcript marks the same step and says what broke.
+	ReplayOf        string
+	ReplayStep      int
+	ReplayInvariant string
+	ReplayCrash     spec.Crash
 	// Adapted lists the actions a fix transcript had to adapt (Adapt).
 	Adapted []Adaptation
 }
@@ -303,5 +303,9 @@ func stepOutcome(ce Counterexample, s Step) string {
 	case ce.Invariant != "":
 		return "ends in a " + ce.Invariant + ": " + ce.Message
 	}
-	return "in the real code " + ce.ReplayBroke + " here; now nothing breaks"
+	broke := ce.ReplayInvariant + " broke"
+	if ce.ReplayCrash.Happened {
+		broke = ce.ReplayCrash.Function.String() + " raised"
+	}
+	return "in the real code " + broke + " here; now nothing breaks"
 }
