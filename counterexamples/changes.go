@@ -20,14 +20,12 @@ type Change struct {
 	Fields         []FieldChange
 }
 
-// FieldChange is one changed field: its key, words and values before and
-// after ("" before for an entity that appeared, after for one that went).
+// FieldChange is one changed field: the field after the step (before it,
+// for an entity that went) and, unless the entity appeared or went, the
+// field before it.
 type FieldChange struct {
-	Key           spec.FieldKey
-	Index         int
-	Name          string
-	Before, After string
-	Bare, Whole   bool
+	spec.Field
+	Before *spec.Field
 }
 
 // Changes compares the spec's descriptions of two states and returns
@@ -48,9 +46,10 @@ func Changes(sp *spec.Spec, before, after *spec.State) []Change {
 		for i, f := range e.Fields {
 			switch {
 			case !existed && !f.Zero:
-				c.Fields = append(c.Fields, fieldChange(f, "", f.Value))
+				c.Fields = append(c.Fields, FieldChange{Field: f})
 			case existed && prev[i].Value != f.Value:
-				c.Fields = append(c.Fields, fieldChange(f, prev[i].Value, f.Value))
+				f.Bare = false // "status suspended → active"
+				c.Fields = append(c.Fields, FieldChange{Field: f, Before: &prev[i]})
 			}
 		}
 		if len(c.Fields) > 0 {
@@ -62,21 +61,13 @@ func Changes(sp *spec.Spec, before, after *spec.State) []Change {
 			c := Change{EntityID: e.EntityID, Gone: true}
 			for _, f := range e.Fields {
 				if !f.Zero {
-					c.Fields = append(c.Fields, fieldChange(f, f.Value, ""))
+					c.Fields = append(c.Fields, FieldChange{Field: f})
 				}
 			}
 			out = append(out, c)
 		}
 	}
 	return out
-}
-
-// fieldChange is a changed field; only in the fields of an entity that
-// appeared or went is an enum bare ("created active", but "status
-// suspended → active").
-func fieldChange(f spec.Field, before, after string) FieldChange {
-	bare := f.Bare && (before == "" || after == "")
-	return FieldChange{Key: f.Key, Index: f.Index, Name: f.Name, Before: before, After: after, Bare: bare, Whole: f.Whole}
 }
 
 // verbs are the words for an entity that appears and one that goes.
@@ -97,12 +88,12 @@ func (c Change) String() string {
 	parts := make([]string, len(c.Fields))
 	for i, f := range c.Fields {
 		switch {
-		case c.Appeared || c.Gone:
-			parts[i] = spec.Field{Name: f.Name, Value: f.After + f.Before, Bare: f.Bare}.String()
-		case f.Whole && (f.Before == "" || f.Before == "[]" || f.Before == "none"):
-			parts[i] = f.Name + " " + f.After
+		case f.Before == nil:
+			parts[i] = f.String()
+		case f.Whole && f.Before.Zero:
+			parts[i] = f.Name + " " + f.Value
 		default:
-			parts[i] = f.Name + " " + f.Before + " → " + f.After
+			parts[i] = f.Name + " " + f.Before.Value + " → " + f.Value
 		}
 	}
 	text := strings.Join(parts, ", ")

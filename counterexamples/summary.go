@@ -96,17 +96,35 @@ type chain struct {
 	index       int
 	name        string
 	bare, whole bool
-	values      []string
+	values      []spec.Field
 }
 
-// add records one change of the field; before is "" for a value the field
-// took as its entity appeared.
-func (c *chain) add(before, after string) {
-	for _, v := range []string{before, after} {
-		if n := len(c.values); v != "" && (n == 0 || c.values[n-1] != v) {
-			c.values = append(c.values, v)
+// add records one change of the field.
+func (c *chain) add(f FieldChange) {
+	for _, v := range []*spec.Field{f.Before, &f.Field} {
+		if n := len(c.values); v != nil && (n == 0 || c.values[n-1].Value != v.Value) {
+			c.values = append(c.values, *v)
 		}
 	}
+}
+
+// texts are the chain's values in words; a whole value (a batch, a
+// nested record) that was empty at first starts at its next value.
+func (c *chain) texts() []string {
+	values := c.values
+	if c.whole && len(values) > 1 && values[0].Zero {
+		values = values[1:]
+	}
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = v.Value
+	}
+	return out
+}
+
+// sameValues reports whether two chains took the same values.
+func sameValues(a, b *chain) bool {
+	return slices.EqualFunc(a.values, b.values, func(x, y spec.Field) bool { return x.Raw == y.Raw })
 }
 
 // entityRun is what the steps of a directive did to one entity during
@@ -164,9 +182,9 @@ func (s *summary) add(c Change) {
 		switch {
 		case c.Gone || slices.Contains(summaryDropped, f.Key):
 		case f.Key == spec.KeyCrash:
-			s.crash = f.After
+			s.crash = f.Value
 		default:
-			r.chain(f).add(f.Before, f.After)
+			r.chain(f).add(f)
 		}
 	}
 	s.runs[c.EntityID] = runs
@@ -192,7 +210,7 @@ func summarize(sp *spec.Spec, steps []Step, firstNumber int) []Line {
 				b := "[]"
 				for _, f := range c.Fields {
 					if f.Key == spec.KeyPipelineBatch {
-						b = f.After
+						b = f.Value
 					}
 				}
 				batches = append(batches, b)
@@ -269,21 +287,21 @@ func summarize(sp *spec.Spec, steps []Step, firstNumber int) []Line {
 // changed within one.
 func rankRules(_ []*entityRun, c *chain) []string {
 	if c.key != spec.KeyBatch {
-		return c.values
+		return c.texts()
 	}
 	text, cleared := "", false
 	for _, v := range c.values[1:] {
 		switch {
-		case v == "[]":
+		case v.Zero:
 			cleared = true
 		case text == "":
-			text = v
+			text = v.Value
 		case cleared:
-			text += ", " + v // the next iteration's batch
+			text += ", " + v.Value // the next iteration's batch
 		default:
-			text += " → " + v // the same batch, changed
+			text += " → " + v.Value // the same batch, changed
 		}
-		cleared = cleared && v == "[]"
+		cleared = cleared && v.Zero
 	}
 	if text == "" {
 		return nil
@@ -310,10 +328,10 @@ func (s *summary) requestLine(rank, id int, last *spec.State) string {
 
 // firstIncarnation leaves out a request's or cache's first incarnation.
 func firstIncarnation(_ []*entityRun, c *chain) []string {
-	if (c.key == spec.KeyCacheIncarn || c.key == spec.KeyRequestIncarn) && slices.Equal(c.values, []string{"1"}) {
+	if (c.key == spec.KeyCacheIncarn || c.key == spec.KeyRequestIncarn) && len(c.values) == 1 && c.values[0].Raw == 1 {
 		return nil
 	}
-	return c.values
+	return c.texts()
 }
 
 // requestRules leaves out a first incarnation, the inflight flag and the
@@ -325,9 +343,9 @@ func requestRules(rank, id int, last *spec.State) rules {
 		case spec.KeyRequestFlags:
 			var out []string
 			for _, v := range c.values {
-				v = withoutFlag(v, spec.FlagInflight)
-				if n := len(out); n == 0 || out[n-1] != v {
-					out = append(out, v)
+				text := spec.WordField(c.key, v.Raw&^spec.RequestFlagInflight)
+				if n := len(out); n == 0 || out[n-1] != text {
+					out = append(out, text)
 				}
 			}
 			if len(out) < 2 && len(c.values) > 1 {
@@ -335,28 +353,19 @@ func requestRules(rank, id int, last *spec.State) rules {
 			}
 			return out
 		case spec.KeyDraftPosition:
-			if pos := findChain(runs, spec.KeyPosition); pos != nil && slices.Equal(pos.values, c.values) {
+			if pos := findChain(runs, spec.KeyPosition); pos != nil && sameValues(pos, c) {
 				return nil
 			}
 		case spec.KeyPosition:
 			req := last.Ranks[rank].Requests[id]
 			if findChain(runs, spec.KeyDraftPosition) == nil && req.DraftPosition != req.Position {
-				out := slices.Clone(c.values)
+				out := c.texts()
 				out[len(out)-1] += " (draft position stays " + strconv.Itoa(int(req.DraftPosition)) + ")"
 				return out
 			}
 		}
 		return firstIncarnation(runs, c)
 	}
-}
-
-// withoutFlag removes one flag name from a "+"-joined flag list.
-func withoutFlag(v, flag string) string {
-	kept := slices.DeleteFunc(strings.Split(v, "+"), func(f string) bool { return f == flag })
-	if len(kept) == 0 {
-		return "none"
-	}
-	return strings.Join(kept, "+")
 }
 
 // rules pick the values a chain of an entity's runs shows.
@@ -371,12 +380,9 @@ func renderRuns(runs []*entityRun, kind spec.EntityKind, pick rules) string {
 	for _, r := range runs {
 		var parts []string
 		for _, c := range r.chains {
-			values := c.values
+			values := c.texts()
 			if pick != nil {
 				values = pick(runs, c)
-			}
-			if c.whole && len(values) > 1 && (values[0] == "none" || values[0] == "[]") {
-				values = values[1:]
 			}
 			if len(values) == 0 {
 				continue
@@ -414,23 +420,29 @@ func (s *summary) pagesLines(sp *spec.Spec, steps []Step) [][]Line {
 				continue
 			}
 			size := int(sp.Config.PoolBlocks(uint8(r), p))
-			used := &chain{}
-			used.add("", strconv.Itoa(size-int(steps[0].Before.Ranks[r].Pools[p].Free)))
-			for _, st := range steps {
-				used.add("", strconv.Itoa(size-int(st.After.Ranks[r].Pools[p].Free)))
+			var used []string
+			note := func(s *spec.State) {
+				text := strconv.Itoa(size - int(s.Ranks[r].Pools[p].Free))
+				if n := len(used); n == 0 || used[n-1] != text {
+					used = append(used, text)
+				}
+			}
+			note(&steps[0].Before)
+			for i := range steps {
+				note(&steps[i].After)
 			}
 			var trees []string
 			if runs := s.runs[spec.EntityID{Kind: spec.PoolEntity, Rank: r, Pool: p, ID: -1}]; len(runs) > 0 {
 				for _, c := range runs[0].chains {
 					if c.key == spec.KeyPoolTree {
-						trees = append(trees, c.name+" "+strings.Join(c.values, " → "))
+						trees = append(trees, c.name+" "+strings.Join(c.texts(), " → "))
 					}
 				}
 			}
-			if len(used.values) == 1 && len(trees) == 0 {
+			if len(used) == 1 && len(trees) == 0 {
 				continue
 			}
-			text := p.String() + " " + strings.Join(used.values, " → ") + "/" + strconv.Itoa(size)
+			text := p.String() + " " + strings.Join(used, " → ") + "/" + strconv.Itoa(size)
 			if len(trees) > 0 {
 				text += " (" + strings.Join(trees, ", ") + ")"
 			}

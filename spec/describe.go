@@ -83,9 +83,17 @@ var (
 	requestFlagNames = []string{"adp-dummy", "skip-gen-revert", "pending-dummy", "inflight"}
 )
 
-// FlagInflight is the request flag the pipeline loop sets at every forward
-// and clears at every handle (inflight_request_ids).
-const FlagInflight = "inflight"
+// RequestFlagInflight is the bit of Request.Flags the pipeline loop sets
+// at every forward and clears at every handle (inflight_request_ids).
+const RequestFlagInflight = requestFlagInflight
+
+// WordField words the value raw of the number field key, as Describe does.
+func WordField(key FieldKey, raw uint64) string {
+	if word := fieldValues[key]; word != nil {
+		return word(uint8(raw))
+	}
+	return strconv.FormatUint(raw, 10)
+}
 
 // EntityKind is the array of the state an entity is an element of.
 type EntityKind uint8
@@ -145,6 +153,9 @@ type Field struct {
 	Index int
 	// Name is the field in words ("capacity"), Value its value ("12").
 	Name, Value string
+	// Raw is the number behind Value for a number, flag set, enum or bool
+	// field, 0 for others.
+	Raw uint64
 	// Zero says the field holds its zero value.
 	Zero bool
 	// Bare says the value names itself (an enum such as "active"), so a
@@ -228,7 +239,7 @@ func fields(v reflect.Value) []Field {
 			continue
 		}
 		key := FieldKey(t.Name() + "." + sf.Name)
-		f := Field{Key: key, Index: -1, Name: fieldWords[key], Zero: fv.IsZero()}
+		f := Field{Key: key, Index: -1, Name: fieldWords[key], Zero: fv.IsZero(), Raw: raw(fv)}
 		if f.Name == "" {
 			f.Name = splitWords(sf.Name)
 		}
@@ -253,7 +264,7 @@ func fields(v reflect.Value) []Field {
 		case fv.Kind() == reflect.Array:
 			for j := 0; j < fv.Len(); j++ {
 				g := f
-				g.Index, g.Zero = j, fv.Index(j).IsZero()
+				g.Index, g.Zero, g.Raw = j, fv.Index(j).IsZero(), raw(fv.Index(j))
 				g.Name = f.Name + " " + strconv.Itoa(j)
 				if w, ok := indexWords[key]; ok {
 					g.Name = fmt.Sprintf(w, j)
@@ -274,6 +285,21 @@ func fields(v reflect.Value) []Field {
 		out = append(out, f)
 	}
 	return out
+}
+
+// raw is the number behind a number, enum or bool value, 0 for others.
+func raw(v reflect.Value) uint64 {
+	switch v.Kind() {
+	case reflect.Bool:
+		if v.Bool() {
+			return 1
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return v.Uint()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return uint64(v.Int())
+	}
+	return 0
 }
 
 // value words a plain value: its String, yes or no, or its number.
