@@ -114,7 +114,7 @@ func TestSummaryRulesApply(t *testing.T) {
 	}
 	for _, key := range summaryKeys {
 		if !changed[key] {
-			t.Errorf("no step of the transcripts changes %s, which a summary rule singles out", key)
+			t.Errorf("no step of the transcripts changes %s, which a summary rule singles out: rename the rule's key (spec/describe.go) or drop the rule\nreproduce: go test ./counterexamples -run TestSummaryRulesApply", key)
 		}
 	}
 }

@@ -30,7 +30,7 @@ func TestFieldKeys(t *testing.T) {
 		if typ, ok := types[typeName]; !ok {
 			t.Errorf("%s: no state type %s", k, typeName)
 		} else if _, ok := typ.FieldByName(field); !ok {
-			t.Errorf("%s: %s has no field %s", k, typeName, field)
+			t.Errorf("%s: %s has no field %s; rename the key in spec/describe.go\nreproduce: go test ./spec -run TestFieldKeys", k, typeName, field)
 		}
 	}
 	for name := range entityArrays {
