@@ -72,8 +72,8 @@ func KVReductions(s KVSpec) []Reduction[spec.State, spec.Action] {
 }
 
 // smaller returns n/2 and n-1 (when at least 1 and distinct).
-func smaller(n uint8) []uint8 {
-	var out []uint8
+func smaller(n uint32) []uint32 {
+	var out []uint32
 	if n/2 >= 1 && n/2 < n-1 {
 		out = append(out, n/2)
 	}

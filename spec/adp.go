@@ -54,7 +54,7 @@ func (v rankView) schedulableCount() int {
 // slots, so add_dummy_requests can still fail after it passes.
 func (v rankView) hasAdpDummyKVCapacity() bool {
 	tokenNum := 1 + int(v.cfg.MaxDraftLen)
-	pages := int(v.pool(Target).Free) + v.droppableBlocks(Target) + v.evictableBlocks(Target, dummyID)
+	pages := int(v.pool(Target).Free) + v.droppableBlocks(Target) + v.core(Target).evictableBlocks(dummyID)
 	return pages*int(v.cfg.TokensPerBlock)-int(v.cfg.MaxDraftLen) >= tokenNum
 }
 
@@ -112,7 +112,7 @@ func (v rankView) addDummyRequest() bool {
 		Incarnation: incarnation,
 		Prompt:      uint8(tokenNum - 1),
 		NumTokens:   uint8(tokenNum),
-		DraftLen:    v.cfg.MaxDraftLen,
+		DraftLen:    uint8(v.cfg.MaxDraftLen),
 		Flags:       requestFlagAdpDummy,
 	}
 	return true

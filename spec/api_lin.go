@@ -5,23 +5,33 @@ import (
 	"strings"
 )
 
-// This file exports the sequential model of one pool of one rank at the
-// level of _KVCache operations, for checking histories recorded from a
-// running engine for linearizability (package counterexamples/lin). It
-// reuses the spec's own cache and pool mechanics (cache.go, pool.go) and
-// adds no behaviour to the executable spec.
+// This file exports the sequential model of one pool of one rank, for
+// checking histories recorded from a running engine or encoded from
+// TensorRT-LLM's unit tests for linearizability (package
+// counterexamples/lin). It runs the spec's own core and manager steps
+// (core.go, cache.go, manager_core.go) at real sizes, on a PoolModel whose
+// counts are 32 bits wide, and adds no behaviour to the executable spec.
+
+// PoolModel is the sequential model's state of one pool of one rank.
+type PoolModel = PoolOf[uint32]
 
 // CacheOpKind names one operation an engine performs on one request's KV
-// cache in one pool.
+// cache in one pool: a _KVCache call, or a KVCacheManagerV2 step that
+// calls them.
 type CacheOpKind uint8
 
 const (
 	// CacheCreate is KVCacheManagerV2._create_kv_cache as prepare_context_cache
 	// and _mirror_draft_kv_cache call it: a cache born SUSPENDED at the reused
-	// prefix, or None when every IndexMapper slot is taken.
+	// prefix of the prompt without its last token, or None when every
+	// IndexMapper slot is taken.
 	CacheCreate CacheOpKind = iota + 1
+	// CacheCoreCreate is the core's KVCacheManager.create_kv_cache(scope,
+	// input_tokens): a lookup of exactly the tokens given (or none), no
+	// IndexMapper slot.
+	CacheCoreCreate
 	// CacheResume is _KVCache.resume: False when the pool is above
-	// max_util_for_resume or evicted pages cannot come back.
+	// max_util_for_resume or the pages it needs cannot be had.
 	CacheResume
 	// CacheSuspend is _KVCache.suspend.
 	CacheSuspend
@@ -35,16 +45,43 @@ const (
 	// CacheClose is _KVCache.close with the manager's slot release
 	// (KVCacheManagerV2.free_resources).
 	CacheClose
+	// CacheProbeReuse is the core's probe_reuse(scope, input_tokens): the
+	// reusable depth of a lookup, read-only.
+	CacheProbeReuse
+	// CacheUpdateResources is KVCacheManagerV2.update_resources on one
+	// generation request: the resize it calls, or none for a cache that is
+	// not ACTIVE.
+	CacheUpdateResources
+	// CacheTryAllocateGeneration is KVCacheManagerV2.try_allocate_generation.
+	CacheTryAllocateGeneration
+	// CacheRevertAllocateGeneration is
+	// KVCacheManagerV2.revert_allocate_generation.
+	CacheRevertAllocateGeneration
+	// CachePrepareDraftResources is _prepare_draft_resources on one batch
+	// entry of a draft pool.
+	CachePrepareDraftResources
+	// CacheAdmitMirror is KVCacheManagerV2.admit_mirror on a draft pool.
+	CacheAdmitMirror
+	// CacheAllocatedDraftLen reads _allocated_draft_lens.get(id).
+	CacheAllocatedDraftLen
 	numCacheOpKinds
 )
 
 var cacheOpNames = [numCacheOpKinds]string{
-	CacheCreate:  "create",
-	CacheResume:  "resume",
-	CacheSuspend: "suspend",
-	CacheResize:  "resize",
-	CacheCommit:  "commit",
-	CacheClose:   "close",
+	CacheCreate:                   "create",
+	CacheCoreCreate:               "create_kv_cache",
+	CacheResume:                   "resume",
+	CacheSuspend:                  "suspend",
+	CacheResize:                   "resize",
+	CacheCommit:                   "commit",
+	CacheClose:                    "close",
+	CacheProbeReuse:               "probe_reuse",
+	CacheUpdateResources:          "update_resources",
+	CacheTryAllocateGeneration:    "try_allocate_generation",
+	CacheRevertAllocateGeneration: "revert_allocate_generation",
+	CachePrepareDraftResources:    "prepare_draft_resources",
+	CacheAdmitMirror:              "admit_mirror",
+	CacheAllocatedDraftLen:        "allocated_draft_len",
 }
 
 func (k CacheOpKind) String() string {
@@ -52,6 +89,16 @@ func (k CacheOpKind) String() string {
 		return fmt.Sprintf("cache-op(%d)", k)
 	}
 	return cacheOpNames[k]
+}
+
+// IsManagerStep reports whether k is a KVCacheManagerV2 step whose result
+// includes the resize it called.
+func (k CacheOpKind) IsManagerStep() bool {
+	switch k {
+	case CacheUpdateResources, CacheTryAllocateGeneration, CacheRevertAllocateGeneration, CachePrepareDraftResources:
+		return true
+	}
+	return false
 }
 
 // ParseCacheOpKind returns the operation named name, or an error listing
@@ -65,7 +112,8 @@ func ParseCacheOpKind(name string) (CacheOpKind, error) {
 	return 0, fmt.Errorf("unknown operation %q; expected one of: %s", name, strings.Join(cacheOpNames[CacheCreate:], ", "))
 }
 
-// CacheKeep stands for None in resize(capacity=None, history=None).
+// CacheKeep stands for None in resize(capacity=None, history=None) and in
+// create_kv_cache(input_tokens=None).
 const CacheKeep = keep
 
 // CacheOp is one operation on the cache of request ID in one pool.
@@ -76,85 +124,226 @@ type CacheOp struct {
 	// tree; without it the cache is created with tokens=None and
 	// stop_committing, as an unpaired mirror is.
 	Reuse bool
-	// Prompt (create with Reuse) is the prompt length of the lookup.
-	Prompt uint8
+	// Prompt (create with Reuse) is the prompt length; the lookup is the
+	// prompt without its last token.
+	Prompt int
+	// Tokens is the token count looked up (create_kv_cache, CacheKeep for
+	// None; probe_reuse) or committed up to (commit).
+	Tokens int
 	// Capacity and History (resize) are the arguments, CacheKeep for None.
 	Capacity, History int
-	// Tokens (commit) is the token count committed up to.
-	Tokens uint8
 	// Last (commit) says stop_committing follows.
 	Last bool
+	// Update (update_resources) is what the step reads of the request.
+	Update GenerationUpdate
+	// DraftLen (try_allocate_generation) is len(py_draft_tokens).
+	DraftLen int
+	// Draft (prepare_draft_resources) is the batch entry.
+	Draft DraftEntry
 }
 
 // CacheResult is what a CacheOp returned.
 type CacheResult struct {
-	// OK is True for resume and resize, "a cache, not None" for create; it
-	// is true for suspend, commit and close, which return nothing.
+	// OK is True for resume, resize, try_allocate_generation and
+	// admit_mirror, "a cache, not None" for create, "an entry exists" for
+	// allocated_draft_len; it is true for the steps that return nothing.
 	OK bool
 	// Reused is num_committed_tokens of a created cache: the reused prefix.
-	Reused uint8
+	Reused int
+	// Value is what probe_reuse and allocated_draft_len return.
+	Value int
+	// Resize is the resize a manager step called.
+	Resize ResizeCall
 	// Raise is the text of the exception raised, "" when none.
 	Raise string
 }
 
-// ApplyCacheOp applies op to pool p of rank r of s, the sequential model of
-// one (rank, pool) of an engine, and returns what the real call returns.
-// It reports false when the model has no such step at all: a create under
-// an ID whose cache is still open, a rank the configuration does not have,
-// or a token count beyond the state's MaxTokens.
-func (sp *Spec) ApplyCacheOp(s *State, r uint8, p PoolKind, op CacheOp) (CacheResult, bool) {
-	if r >= sp.Config.Ranks || op.ID >= MaxIDs || p >= numPools || op.Capacity > MaxTokens || op.History > MaxTokens ||
-		op.Capacity < keep || op.History < keep || op.Tokens > MaxTokens {
+// InitialPool is pool p of rank r before any operation: every page free.
+func (sp *Spec) InitialPool(r uint8, p PoolKind) PoolModel {
+	return PoolModel{Free: uint32(sp.Config.poolBlocksOn(r, p))}
+}
+
+// ApplyPoolOp applies op to m, the sequential model of pool p of rank r,
+// and returns what the real call returns. It reports false when the model
+// has no such step at all: a create under an ID whose cache is still open,
+// a rank or pool the configuration does not have, or a count outside
+// 0..MaxRealTokens.
+func (sp *Spec) ApplyPoolOp(m *PoolModel, r uint8, p PoolKind, op CacheOp) (CacheResult, bool) {
+	if r >= sp.Config.Ranks || op.ID >= MaxIDs || p >= numPools || !sp.Config.hasPool(r, p) || !op.inRange() {
 		return CacheResult{}, false
 	}
-	v := s.view(&sp.Config, r)
+	c := poolCore[uint32]{cfg: &sp.Config, r: r, p: p, pool: m}
+	// The model tracks no request incarnations.
+	const incarnation = 0
 	switch op.Kind {
-	case CacheCreate:
-		if v.cache(p, op.ID).Status != Absent {
+	case CacheCreate, CacheCoreCreate:
+		if c.cache(op.ID).Status != Absent {
 			return CacheResult{}, false
 		}
-		var blocks uint8
-		if op.Reuse && op.Prompt > 0 {
-			v.request(op.ID).Prompt = op.Prompt
-			blocks = v.reuseBlocks(p, op.ID, -1)
+		if op.Kind == CacheCoreCreate {
+			var reused uint32
+			if op.Tokens != keep {
+				reused = c.reuse(op.ID, uint32(op.Tokens), -1)
+			}
+			c.create(op.ID, incarnation, reused)
+			return CacheResult{OK: true, Reused: int(reused)}, true
 		}
-		if !v.createCache(p, op.ID, blocks) {
+		var reused uint32
+		if op.Reuse && op.Prompt > 0 {
+			reused = c.reuse(op.ID, uint32(op.Prompt-1), -1)
+		}
+		if !c.mirror(op.ID, incarnation, op.Reuse, reused) {
 			return CacheResult{}, true
 		}
-		if !op.Reuse {
-			v.cache(p, op.ID).Flags |= flagStopCommitting
-		}
-		return CacheResult{OK: true, Reused: v.cache(p, op.ID).Committed}, true
+		return CacheResult{OK: true, Reused: int(reused)}, true
 	case CacheResume:
-		return CacheResult{OK: v.resumeCache(p, op.ID)}, true
+		return CacheResult{OK: c.resume(op.ID)}, true
 	case CacheSuspend:
-		v.suspendCache(p, op.ID)
+		c.suspend(op.ID)
 	case CacheResize:
-		ok, raise := v.resizeCache(p, op.ID, op.Capacity, op.History)
-		if raise != ErrNone {
-			return CacheResult{Raise: formatError(raise, op.ID, 0)}, true
-		}
-		return CacheResult{OK: ok}, true
+		ok, raise := c.resize(op.ID, op.Capacity, op.History)
+		return CacheResult{OK: ok, Raise: formatError(raise, op.ID, 0)}, true
 	case CacheCommit:
-		v.commitCache(p, op.ID, op.Tokens, op.Last)
+		c.commit(op.ID, uint32(op.Tokens), op.Last)
 	case CacheClose:
-		v.closeCache(p, op.ID)
+		c.close(op.ID)
+	case CacheProbeReuse:
+		return CacheResult{OK: true, Value: int(c.reuse(op.ID, uint32(op.Tokens), -1))}, true
+	case CacheUpdateResources:
+		u := op.Update
+		u.Clamp = sp.Fixes.Has(FixClampCapacity)
+		call, raise := c.updateGeneration(op.ID, u)
+		return CacheResult{OK: raise == ErrNone, Resize: call, Raise: formatError(raise, op.ID, 0)}, true
+	case CacheTryAllocateGeneration:
+		ok, call, raise := c.tryAllocateGeneration(op.ID, c.draftSlots(uint32(op.DraftLen)))
+		return CacheResult{OK: ok, Resize: call, Raise: formatError(raise, op.ID, 0)}, true
+	case CacheRevertAllocateGeneration:
+		call, raise := c.revertAllocateGeneration(op.ID)
+		return CacheResult{OK: raise == ErrNone, Resize: call, Raise: formatError(raise, op.ID, 0)}, true
+	case CachePrepareDraftResources:
+		e := op.Draft
+		e.Record = sp.Fixes.Has(FixRecordDraftLens)
+		made := c.mirror(op.ID, incarnation, false, 0)
+		out := c.prepareDraftEntry(op.ID, made, e)
+		return CacheResult{OK: out.Raise == ErrNone, Resize: out.Resize, Raise: formatError(out.Raise, op.ID, out.Value)}, true
+	case CacheAdmitMirror:
+		return CacheResult{OK: c.mirror(op.ID, incarnation, false, 0) && c.resume(op.ID)}, true
+	case CacheAllocatedDraftLen:
+		if n := c.cache(op.ID).AllocatedDraft; n > 0 {
+			return CacheResult{OK: true, Value: int(n) - 1}, true
+		}
+		return CacheResult{}, true
 	default:
 		return CacheResult{}, false
 	}
 	return CacheResult{OK: true}, true
 }
 
-// DescribePool renders pool p of rank r as Dump does: the page accounting
+// inRange reports whether every count of op is within 0..MaxRealTokens (or
+// None where None is allowed).
+func (op *CacheOp) inRange() bool {
+	for _, n := range []int{op.Prompt, op.DraftLen, op.Update.Runtime, op.Update.Accepted,
+		op.Draft.Position, op.Draft.Chunk, op.Draft.DraftLen} {
+		if n < 0 || n > MaxRealTokens {
+			return false
+		}
+	}
+	for _, n := range []int{op.Tokens, op.Capacity, op.History, op.Update.History} {
+		if n < keep || n > MaxRealTokens {
+			return false
+		}
+	}
+	return op.Draft.Position+op.Draft.Chunk+op.Draft.DraftLen <= MaxRealTokens
+}
+
+// DescribePool renders pool m of rank r as Dump does: the page accounting
 // line, then one line per open cache.
-func (sp *Spec) DescribePool(s *State, r uint8, p PoolKind) string {
-	v := s.view(&sp.Config, r)
+func (sp *Spec) DescribePool(m *PoolModel, r uint8, p PoolKind) string {
+	c := poolCore[uint32]{cfg: &sp.Config, r: r, p: p, pool: m}
 	var b strings.Builder
-	b.WriteString(v.describePool(p))
+	b.WriteString(c.describe())
 	for id := uint8(0); id < MaxIDs; id++ {
-		if c := v.cache(p, id); c.Status != Absent {
-			fmt.Fprintf(&b, "\n  %s", v.describeCache(id, c))
+		if x := c.cache(id); x.Status != Absent {
+			fmt.Fprintf(&b, "\n  %s", c.describeCache(id, x))
 		}
 	}
 	return b.String()
+}
+
+// FingerprintPool hashes a pool model, field by field.
+func FingerprintPool(m *PoolModel) uint64 {
+	h := uint64(m.Free) ^ 0x9e3779b97f4a7c15
+	for f := 0; f < MaxFamilies; f++ {
+		h = mix(h^uint64(m.Tree[f])<<32^uint64(m.TreeTail[f]), 0xe7037ed1a0b428db)
+	}
+	for id := range m.Caches {
+		x := &m.Caches[id]
+		if x.Status == Absent {
+			continue
+		}
+		h = mix(h^uint64(id)<<56^uint64(x.Status)<<48^uint64(x.Flags)<<40^uint64(x.Capacity), 0xa0761d6478bd642f)
+		h = mix(h^uint64(x.History)<<32^uint64(x.Committed), 0xe7037ed1a0b428db)
+		h = mix(h^uint64(x.Shared)<<32^uint64(x.Offloaded)^uint64(x.AllocatedDraft)<<48, 0xa0761d6478bd642f)
+	}
+	return h
+}
+
+// FromPool widens a pool of the explored state into a pool model.
+func FromPool(p *Pool) PoolModel {
+	m := PoolModel{Free: uint32(p.Free)}
+	for f := range p.Tree {
+		m.Tree[f], m.TreeTail[f] = uint32(p.Tree[f]), uint32(p.TreeTail[f])
+	}
+	for id := range p.Caches {
+		x := &p.Caches[id]
+		m.Caches[id] = CacheOf[uint32]{Status: x.Status, Incarnation: x.Incarnation, Capacity: uint32(x.Capacity),
+			History: uint32(x.History), Committed: uint32(x.Committed), Shared: uint32(x.Shared),
+			Offloaded: uint32(x.Offloaded), Flags: x.Flags, AllocatedDraft: uint32(x.AllocatedDraft)}
+	}
+	return m
+}
+
+// ApplyCacheOp applies op to pool p of rank r of the explored state s
+// through the pool model (ApplyPoolOp); it reports false also when a count
+// of the result does not fit the compact state.
+func (sp *Spec) ApplyCacheOp(s *State, r uint8, p PoolKind, op CacheOp) (CacheResult, bool) {
+	if r >= MaxRanks || p >= numPools {
+		return CacheResult{}, false
+	}
+	m := FromPool(&s.Ranks[r].Pools[p])
+	res, ok := sp.ApplyPoolOp(&m, r, p, op)
+	if !ok {
+		return res, false
+	}
+	narrow, fits := toPool(&m)
+	if !fits {
+		return CacheResult{}, false
+	}
+	if c := &narrow.Caches[op.ID]; c.Status != Absent && s.Ranks[r].Pools[p].Caches[op.ID].Status == Absent {
+		c.Incarnation = s.Ranks[r].Requests[op.ID].Incarnation
+	}
+	s.Ranks[r].Pools[p] = narrow
+	return res, true
+}
+
+// toPool narrows a pool model into the explored state's pool, reporting
+// whether every count fits.
+func toPool(m *PoolModel) (Pool, bool) {
+	fits := true
+	n := func(v uint32) uint8 {
+		if v > MaxTokens {
+			fits = false
+		}
+		return uint8(v)
+	}
+	p := Pool{Free: n(m.Free)}
+	for f := range m.Tree {
+		p.Tree[f], p.TreeTail[f] = n(m.Tree[f]), n(m.TreeTail[f])
+	}
+	for id := range m.Caches {
+		x := &m.Caches[id]
+		p.Caches[id] = Cache{Status: x.Status, Incarnation: x.Incarnation, Capacity: n(x.Capacity), History: n(x.History),
+			Committed: n(x.Committed), Shared: n(x.Shared), Offloaded: n(x.Offloaded), Flags: x.Flags, AllocatedDraft: n(x.AllocatedDraft)}
+	}
+	return p, fits
 }

@@ -6,10 +6,10 @@ package spec
 
 // StopCommitting reports whether _KVCache.stop_committing was called on
 // the cache: it publishes no more blocks.
-func (c *Cache) StopCommitting() bool { return c.Flags&flagStopCommitting != 0 }
+func (c *CacheOf[T]) StopCommitting() bool { return c.Flags&flagStopCommitting != 0 }
 
 // PoolBlocks is the GPU page count of pool p on rank r.
-func (c *Config) PoolBlocks(r uint8, p PoolKind) uint8 { return c.poolBlocksOn(r, p) }
+func (c *Config) PoolBlocks(r uint8, p PoolKind) uint8 { return uint8(c.poolBlocksOn(r, p)) }
 
 // RealFunctions names the TensorRT-LLM functions one action of kind k runs,
 // for the legend of a transcript; "" for a kind it does not know.

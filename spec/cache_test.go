@@ -150,10 +150,10 @@ func TestCommitPublishesSharedPrefix(t *testing.T) {
 	if c1.Shared != 2 || v.pool(Target).Tree[0] != 2 || c1.History != 12 {
 		t.Fatalf("after commit: shared %d, tree %d, history %d; want 2, 2, 12", c1.Shared, v.pool(Target).Tree[0], c1.History)
 	}
-	if n := v.reuseBlocks(Target, 2, -1); n != 2 {
-		t.Fatalf("request 2 matches %d blocks, want 2", n)
+	if n := v.reuseTokens(Target, 2, -1); n != 8 {
+		t.Fatalf("request 2 matches %d tokens, want 8", n)
 	}
-	if !v.createCache(Target, 2, 2) || !v.resumeCache(Target, 2) {
+	if !v.createCache(Target, 2, 8) || !v.resumeCache(Target, 2) {
 		t.Fatal("create with reuse failed")
 	}
 	if ok, _ := v.resizeCache(Target, 2, 12, keep); !ok {
@@ -182,11 +182,11 @@ func TestReuseNeverMatchesLastPromptToken(t *testing.T) {
 	_, _, v := fixture(t, cfg)
 	v.pool(Target).Tree[0] = 2
 	v.pool(Target).Free = 6
-	if n := v.reuseBlocks(Target, 2, -1); n != 1 {
-		t.Fatalf("an 8-token prompt matched %d blocks, want 1", n)
+	if n := v.reuseTokens(Target, 2, -1); n != 4 {
+		t.Fatalf("an 8-token prompt matched %d tokens, want 4", n)
 	}
-	if n := v.reuseBlocks(Target, 2, 0); n != 0 {
-		t.Fatalf("reuse limit 0 matched %d blocks", n)
+	if n := v.reuseTokens(Target, 2, 0); n != 0 {
+		t.Fatalf("reuse limit 0 matched %d tokens", n)
 	}
 }
 

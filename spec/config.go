@@ -19,6 +19,8 @@ const (
 	// MaxFamilies is the largest number of prompt families (groups of
 	// requests sharing a prefix).
 	MaxFamilies = 4
+	// MaxPoolGroups is the largest number of pool groups of one pool.
+	MaxPoolGroups = 4
 	// MaxBatch is the largest number of requests in one scheduled batch.
 	MaxBatch = 8
 	// MaxTokens bounds every token count and cursor.
@@ -113,15 +115,15 @@ func (v CodeVersion) String() string {
 // RequestTemplate describes one request a scenario may send.
 type RequestTemplate struct {
 	// PromptLen is the prompt length in tokens.
-	PromptLen uint8
+	PromptLen uint32
 	// MaxNewTokens is max_tokens: the request completes once it has
 	// generated this many tokens (GENERATION_COMPLETE).
-	MaxNewTokens uint8
+	MaxNewTokens uint32
 	// Family groups requests whose prompts share a prefix; NoFamily for
 	// none.
 	Family uint8
 	// SharedPrefix is the number of leading prompt tokens the family shares.
-	SharedPrefix uint8
+	SharedPrefix uint32
 	// Rank is the attention-DP rank the request is routed to (0 without ADP;
 	// under pipeline parallelism a request lives on every stage).
 	Rank uint8
@@ -155,31 +157,31 @@ func (k LoopKind) String() string {
 // budgets and the executor loop, scaled down. It is not part of the state.
 type Config struct {
 	// TokensPerBlock is tokens_per_block (a page).
-	TokensPerBlock uint8 `kv:"tokens_per_block" doc:"tokens per KV block (page)"`
+	TokensPerBlock uint32 `kv:"tokens_per_block" doc:"tokens per KV block (page)"`
 	// MaxDraftLen is max_total_draft_tokens D (MTP max_draft_len).
-	MaxDraftLen uint8 `kv:"max_draft_len" doc:"max_total_draft_tokens D"`
+	MaxDraftLen uint32 `kv:"max_draft_len" doc:"max_total_draft_tokens D"`
 	// ExtraKVTokens is num_extra_kv_tokens (0 for MTP with D = 1).
-	ExtraKVTokens uint8 `kv:"num_extra_kv_tokens" doc:"num_extra_kv_tokens"`
+	ExtraKVTokens uint32 `kv:"num_extra_kv_tokens" doc:"num_extra_kv_tokens"`
 	// ReserveDraftTokens is _kv_reserve_draft_tokens R of a draft pool.
-	ReserveDraftTokens uint8 `kv:"kv_reserve_draft_tokens" doc:"_kv_reserve_draft_tokens of a draft pool"`
+	ReserveDraftTokens uint32 `kv:"kv_reserve_draft_tokens" doc:"_kv_reserve_draft_tokens of a draft pool"`
 	// MaxBatchSize is max_batch_size (the scheduler's max_num_requests).
 	MaxBatchSize uint8 `kv:"max_batch_size" doc:"max_batch_size"`
 	// MaxNumTokens is max_num_tokens, the per-iteration token budget and the
 	// max_context_length of a chunk.
-	MaxNumTokens uint8 `kv:"max_num_tokens" doc:"max_num_tokens"`
+	MaxNumTokens uint32 `kv:"max_num_tokens" doc:"max_num_tokens"`
 	// ChunkedPrefill is enable_chunked_prefill.
 	ChunkedPrefill bool `kv:"enable_chunked_prefill" doc:"chunked prefill"`
 	// ChunkUnitSize is the chunk unit a non-final chunk is rounded down to
 	// (typically tokens_per_block).
-	ChunkUnitSize uint8 `kv:"chunk_unit_size" doc:"chunk unit size"`
+	ChunkUnitSize uint32 `kv:"chunk_unit_size" doc:"chunk unit size"`
 	// TargetBlocks and DraftBlocks are the GPU pages of each pool per rank
 	// (per stage: see StageTargetBlocks).
-	TargetBlocks uint8 `kv:"target_blocks" doc:"GPU pages of the target pool per rank"`
-	DraftBlocks  uint8 `kv:"draft_blocks" doc:"GPU pages of the draft pool per rank"`
+	TargetBlocks uint32 `kv:"target_blocks" doc:"GPU pages of the target pool per rank"`
+	DraftBlocks  uint32 `kv:"draft_blocks" doc:"GPU pages of the draft pool per rank"`
 	// TargetIndexSlots and DraftIndexSlots are each manager's IndexMapper
 	// capacity; _create_kv_cache returns None when all are taken.
-	TargetIndexSlots uint8 `kv:"target_index_slots" doc:"IndexMapper slots of the target manager"`
-	DraftIndexSlots  uint8 `kv:"draft_index_slots" doc:"IndexMapper slots of the draft manager"`
+	TargetIndexSlots uint32 `kv:"target_index_slots" doc:"IndexMapper slots of the target manager"`
+	DraftIndexSlots  uint32 `kv:"draft_index_slots" doc:"IndexMapper slots of the draft manager"`
 	// ResumeGatePercent is max_util_for_resume in percent: _KVCache.resume
 	// refuses while the pool's utilization exceeds it.
 	ResumeGatePercent uint8 `kv:"max_util_for_resume" doc:"resume gate in percent"`
@@ -195,14 +197,22 @@ type Config struct {
 	// MIN-reduced across ranks in bytes, not tokens
 	// (_sync_host_tier_quota), so stages whose bytes per token differ get
 	// different host page counts.
-	HostBlocks      uint8           `kv:"host_blocks" doc:"host-tier pages per pool and rank (0 = as many as on GPU)"`
-	StageHostBlocks [MaxRanks]uint8 `kv:"stage_host_blocks" doc:"host-tier pages per pipeline stage, stage 0 first (0 = host_blocks)"`
+	HostBlocks      uint32           `kv:"host_blocks" doc:"host-tier pages per pool and rank (0 = as many as on GPU)"`
+	StageHostBlocks [MaxRanks]uint32 `kv:"stage_host_blocks" doc:"host-tier pages per pipeline stage, stage 0 first (0 = host_blocks)"`
 	// RecomputePause is the scheduler's enable_recompute_pause (default True
 	// in the real code): the eviction ladder may free a started victim's
 	// caches so it re-prefills later.
 	RecomputePause bool `kv:"enable_recompute_pause" doc:"the scheduler may recompute-pause victims"`
 	// BlockReuse is kv_cache_config.enable_block_reuse.
 	BlockReuse bool `kv:"enable_block_reuse" doc:"kv_cache_config.enable_block_reuse"`
+	// PartialReuse is KVCacheManagerConfig.enable_partial_reuse
+	// (kv_cache_config.enable_partial_reuse; _config.py at 0004396, default
+	// True there, off here unless set): a reuse match may end inside a
+	// block, whose tokens the cache copies into a fresh page at its first
+	// resume. Off, a partial block in the tree (a closed cache's
+	// stop_committing publishes one) matches only a lookup that ends with
+	// exactly its tokens.
+	PartialReuse bool `kv:"enable_partial_reuse" doc:"kv_cache_config.enable_partial_reuse: a reuse match may end inside a block"`
 	// DraftPool is the draft pool's mode.
 	DraftPool DraftPoolMode `kv:"draft_pool" doc:"none, unpaired or paired (enable_joint_kv_cache_reuse)"`
 	// DraftView is the unpaired mirror's context cursor (reference §2.7).
@@ -241,8 +251,18 @@ type Config struct {
 	// the MIN of every rank's token capacity, so stages differ only by the
 	// storage layer's rounding of that quota to whole pages, in either
 	// direction (see reading-notes.md, "per-stage pool sizes").
-	StageTargetBlocks [MaxRanks]uint8 `kv:"stage_target_blocks" doc:"target pages per pipeline stage, stage 0 first (0 = target_blocks)"`
-	StageDraftBlocks  [MaxRanks]uint8 `kv:"stage_draft_blocks" doc:"draft pages per pipeline stage, stage 0 first (0 = draft_blocks)"`
+	StageTargetBlocks [MaxRanks]uint32 `kv:"stage_target_blocks" doc:"target pages per pipeline stage, stage 0 first (0 = target_blocks)"`
+	StageDraftBlocks  [MaxRanks]uint32 `kv:"stage_draft_blocks" doc:"draft pages per pipeline stage, stage 0 first (0 = draft_blocks)"`
+	// TargetPoolGroups and DraftPoolGroups are the GPU slots of each pool
+	// group of a pool when its layers form several (KVCacheManagerConfig
+	// coalesces buffers by life cycle and size into pool groups, each with
+	// its own slots; reference §1.5). A full-attention cache holds a page
+	// per block in every group, so a group with fewer slots runs out first
+	// and is the first above max_util_for_resume, which _KVCache.resume
+	// checks over every group: the pool has the smallest group's pages.
+	// Unset (all 0), the pool is one group of target_blocks / draft_blocks.
+	TargetPoolGroups [MaxPoolGroups]uint32 `kv:"target_pool_groups" doc:"slots of each pool group of the target pool (the smallest binds; 0 = one group of target_blocks)"`
+	DraftPoolGroups  [MaxPoolGroups]uint32 `kv:"draft_pool_groups" doc:"slots of each pool group of the draft pool (the smallest binds; 0 = one group of draft_blocks)"`
 	// PreFixes are the historical bugs put back (see PreFix): the default,
 	// none, is the code of the seed reports.
 	PreFixes PreFixes `kv:"pre_fix" doc:"historical bugs put back, comma-separated (none = the code of the seed reports)"`
@@ -251,8 +271,20 @@ type Config struct {
 }
 
 // Validate reports the first field outside the limits of the compact state
-// or outside the real code's preconditions.
-func (c *Config) Validate() error {
+// the explorer holds (token and page counts up to MaxTokens, a bounded
+// environment) or outside the real code's preconditions.
+func (c *Config) Validate() error { return c.validate(true) }
+
+// ValidateReal reports the first field outside the real code's
+// preconditions or the real sizes the sequential model of `kvcheck lin`
+// holds: tokens up to MaxRealTokens, pages up to MaxRealPages.
+func (c *Config) ValidateReal() error { return c.validate(false) }
+
+func (c *Config) validate(compact bool) error {
+	tokenLimit, pageLimit, where := MaxRealTokens, MaxRealPages, "a real configuration"
+	if compact {
+		tokenLimit, pageLimit, where = MaxTokens, MaxTokens, "the explored state (kvcheck lin checks histories at real sizes)"
+	}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	if c.TokensPerBlock == 0 {
@@ -276,10 +308,42 @@ func (c *Config) Validate() error {
 	if c.ResumeGatePercent > 100 {
 		bad("resume gate must be 0..100 percent, got %d", c.ResumeGatePercent)
 	}
-	if c.MaxDraftLen > 3 {
+	for _, f := range []struct {
+		key   string
+		n     uint32
+		limit int
+		what  string
+	}{
+		{"tokens_per_block", c.TokensPerBlock, tokenLimit, "tokens"},
+		{"max_draft_len", c.MaxDraftLen, tokenLimit, "tokens"},
+		{"num_extra_kv_tokens", c.ExtraKVTokens, tokenLimit, "tokens"},
+		{"kv_reserve_draft_tokens", c.ReserveDraftTokens, tokenLimit - 1, "tokens"},
+		{"max_num_tokens", c.MaxNumTokens, tokenLimit, "tokens"},
+		{"chunk_unit_size", c.ChunkUnitSize, tokenLimit, "tokens"},
+		{"target_blocks", c.TargetBlocks, pageLimit, "pages"},
+		{"draft_blocks", c.DraftBlocks, pageLimit, "pages"},
+		{"target_index_slots", c.TargetIndexSlots, pageLimit, "slots"},
+		{"draft_index_slots", c.DraftIndexSlots, pageLimit, "slots"},
+		{"host_blocks", c.HostBlocks, pageLimit, "pages"},
+	} {
+		if int(f.n) > f.limit {
+			bad("%s is %d %s, more than %s holds (%d)", f.key, f.n, f.what, where, f.limit)
+		}
+	}
+	for g := 0; g < MaxPoolGroups; g++ {
+		if n := max(c.TargetPoolGroups[g], c.DraftPoolGroups[g]); int(n) > pageLimit {
+			bad("pool group %d has %d pages, more than %s holds (%d)", g, n, where, pageLimit)
+		}
+	}
+	for r := 0; r < MaxRanks; r++ {
+		if n := max(c.StageTargetBlocks[r], c.StageDraftBlocks[r], c.StageHostBlocks[r]); int(n) > pageLimit {
+			bad("stage %d has %d pages, more than %s holds (%d)", r, n, where, pageLimit)
+		}
+	}
+	if compact && c.MaxDraftLen > 3 {
 		bad("max_draft_len must be 0..3, got %d", c.MaxDraftLen)
 	}
-	if c.MaxDraftLen <= 3 && c.MaxBatchSize <= MaxBatch {
+	if compact && c.MaxDraftLen <= 3 && c.MaxBatchSize <= MaxBatch {
 		choices := int(c.MaxDraftLen) + 1
 		if c.EarlyFinish {
 			choices *= 2
@@ -301,8 +365,8 @@ func (c *Config) Validate() error {
 		if r.PromptLen == 0 || r.MaxNewTokens == 0 {
 			bad("request %d: prompt and max new tokens must be at least 1", id)
 		}
-		if int(r.PromptLen)+int(r.MaxNewTokens)+2*int(c.MaxDraftLen)+int(c.ExtraKVTokens)+2 > MaxTokens {
-			bad("request %d: prompt + new tokens exceed the %d-token limit of the state", id, MaxTokens)
+		if int(r.PromptLen)+int(r.MaxNewTokens)+2*int(c.MaxDraftLen)+int(c.ExtraKVTokens)+2 > tokenLimit {
+			bad("request %d: prompt + new tokens exceed the %d-token limit of %s", id, tokenLimit, where)
 		}
 		if r.Family != NoFamily && int(r.Family) >= MaxFamilies {
 			bad("request %d: family must be below %d", id, MaxFamilies)
@@ -328,11 +392,11 @@ func (c *Config) Validate() error {
 		need := (longest + int(c.TokensPerBlock) - 1) / int(c.TokensPerBlock)
 		for _, pool := range []struct {
 			name   string
-			blocks uint8
+			blocks uint32
 			used   bool
 		}{
-			{"target_blocks", c.TargetBlocks, true},
-			{"draft_blocks", c.DraftBlocks, c.DraftPool != NoDraftPool},
+			{"target_blocks", c.poolBlocks(Target), true},
+			{"draft_blocks", c.poolBlocks(Draft), c.DraftPool != NoDraftPool},
 		} {
 			if pool.used && int(pool.blocks) < need {
 				bad("%s must hold the longest request (%d blocks of %d tokens), got %d", pool.name, need, c.TokensPerBlock, pool.blocks)
@@ -341,7 +405,7 @@ func (c *Config) Validate() error {
 		for r := 0; r < MaxRanks; r++ {
 			for _, stage := range []struct {
 				name   string
-				blocks uint8
+				blocks uint32
 			}{{"stage_target_blocks", c.StageTargetBlocks[r]}, {"stage_draft_blocks", c.StageDraftBlocks[r]}, {"stage_host_blocks", c.StageHostBlocks[r]}} {
 				switch {
 				case stage.blocks == 0:
@@ -385,7 +449,7 @@ func (c *Config) hasPool(r uint8, p PoolKind) bool {
 // poolBlocksOn is the GPU page count of pool p on rank r: a pipeline
 // stage's own size (StageTargetBlocks, StageDraftBlocks) where set, else
 // the uniform one.
-func (c *Config) poolBlocksOn(r uint8, p PoolKind) uint8 {
+func (c *Config) poolBlocksOn(r uint8, p PoolKind) uint32 {
 	stage := &c.StageTargetBlocks
 	if p == Draft {
 		stage = &c.StageDraftBlocks
@@ -398,7 +462,7 @@ func (c *Config) poolBlocksOn(r uint8, p PoolKind) uint8 {
 
 // hostBlocksOn is the host-tier page count of pool p on rank r (0 without
 // a host tier).
-func (c *Config) hostBlocksOn(r uint8, p PoolKind) uint8 {
+func (c *Config) hostBlocksOn(r uint8, p PoolKind) uint32 {
 	switch {
 	case !c.HostTier:
 		return 0
@@ -419,23 +483,33 @@ func (c *Config) equalizeStagePools() {
 			smallest = min(smallest, c.poolBlocksOn(r, p))
 		}
 		if p == Target {
-			c.TargetBlocks, c.StageTargetBlocks = smallest, [MaxRanks]uint8{}
+			c.TargetBlocks, c.StageTargetBlocks = smallest, [MaxRanks]uint32{}
 		} else {
-			c.DraftBlocks, c.StageDraftBlocks = smallest, [MaxRanks]uint8{}
+			c.DraftBlocks, c.StageDraftBlocks = smallest, [MaxRanks]uint32{}
 		}
 	}
 }
 
 // poolBlocks is the GPU page count of pool p.
-func (c *Config) poolBlocks(p PoolKind) uint8 {
-	if p == Target {
-		return c.TargetBlocks
+func (c *Config) poolBlocks(p PoolKind) uint32 {
+	blocks, groups := c.TargetBlocks, &c.TargetPoolGroups
+	if p == Draft {
+		blocks, groups = c.DraftBlocks, &c.DraftPoolGroups
 	}
-	return c.DraftBlocks
+	smallest := uint32(0)
+	for _, n := range groups {
+		if n != 0 && (smallest == 0 || n < smallest) {
+			smallest = n
+		}
+	}
+	if smallest != 0 {
+		return smallest
+	}
+	return blocks
 }
 
 // indexSlots is the IndexMapper capacity of pool p.
-func (c *Config) indexSlots(p PoolKind) uint8 {
+func (c *Config) indexSlots(p PoolKind) uint32 {
 	if p == Target {
 		return c.TargetIndexSlots
 	}

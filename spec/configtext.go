@@ -80,12 +80,12 @@ func formatValue(v reflect.Value) (string, error) {
 		return e.names()[v.Uint()], nil
 	}
 	switch v.Kind() {
-	case reflect.Uint8, reflect.Uint16:
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
 		return strconv.FormatUint(v.Uint(), 10), nil
 	case reflect.Bool:
 		return strconv.FormatBool(v.Bool()), nil
 	case reflect.Array:
-		if v.Type().Elem().Kind() != reflect.Uint8 {
+		if k := v.Type().Elem().Kind(); k != reflect.Uint8 && k != reflect.Uint32 {
 			break
 		}
 		n := 1
@@ -119,8 +119,8 @@ func parseValue(v reflect.Value, text string) error {
 		return fmt.Errorf("expected one of %s, got %q", strings.Join(e.names(), ", "), text)
 	}
 	switch v.Kind() {
-	case reflect.Uint8, reflect.Uint16:
-		limit := uint64(1)<<(8*v.Type().Size()) - 1
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		limit := min(uint64(1)<<(8*v.Type().Size())-1, MaxRealTokens)
 		n, err := strconv.ParseUint(text, 10, 64)
 		if err != nil || n > limit {
 			return fmt.Errorf("expected an integer 0..%d, got %q", limit, text)
@@ -140,10 +140,11 @@ func parseValue(v reflect.Value, text string) error {
 			return fmt.Errorf("expected at most %d comma-separated integers (one per stage), got %q", v.Len(), text)
 		}
 		v.SetZero()
+		limit := min(uint64(1)<<(8*v.Type().Elem().Size())-1, MaxRealPages)
 		for i, part := range parts {
-			n, err := strconv.ParseUint(part, 10, 8)
-			if err != nil {
-				return fmt.Errorf("expected comma-separated integers 0..255 (one per stage), got %q", text)
+			n, err := strconv.ParseUint(part, 10, 64)
+			if err != nil || n > limit {
+				return fmt.Errorf("expected comma-separated integers 0..%d (one per stage), got %q", limit, text)
 			}
 			v.Index(i).SetUint(n)
 		}
@@ -200,8 +201,18 @@ func (e *ConfigError) Error() string { return fmt.Sprintf("line %d: %s", e.Line,
 // spaces, or one "request ..." line; keys not given keep base's values, and
 // "request" lines, if any, replace base's requests. Blank lines and lines
 // starting with '#' are ignored. Errors name the line and what was
-// expected.
+// expected. The result fits the explored state (Config.Validate).
 func ParseConfig(base Config, text string) (Config, error) {
+	return parseConfig(base, text, (*Config).Validate)
+}
+
+// ParseRealConfig is ParseConfig for a configuration at its real sizes
+// (Config.ValidateReal), as `kvcheck lin` checks histories against.
+func ParseRealConfig(base Config, text string) (Config, error) {
+	return parseConfig(base, text, (*Config).ValidateReal)
+}
+
+func parseConfig(base Config, text string, validate func(*Config) error) (Config, error) {
 	cfg := base
 	cfg.Requests = append([]RequestTemplate(nil), base.Requests...)
 	var requests []RequestTemplate
@@ -244,7 +255,7 @@ func ParseConfig(base Config, text string) (Config, error) {
 	if requests != nil {
 		cfg.Requests = requests
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := validate(&cfg); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil
@@ -298,19 +309,23 @@ func parseRequest(line string) (RequestTemplate, error) {
 			r.ReceivingKV = b
 			continue
 		}
+		limit := 255
+		if key == "prompt" || key == "new" || key == "shared" {
+			limit = MaxRealTokens
+		}
 		n, err := strconv.Atoi(value)
-		if err != nil || n < 0 || n > 255 {
-			return r, fmt.Errorf("request: %s: expected an integer 0..255, got %q", key, value)
+		if err != nil || n < 0 || n > limit {
+			return r, fmt.Errorf("request: %s: expected an integer 0..%d, got %q", key, limit, value)
 		}
 		switch key {
 		case "prompt":
-			r.PromptLen = uint8(n)
+			r.PromptLen = uint32(n)
 		case "new":
-			r.MaxNewTokens = uint8(n)
+			r.MaxNewTokens = uint32(n)
 		case "family":
 			r.Family = uint8(n)
 		case "shared":
-			r.SharedPrefix = uint8(n)
+			r.SharedPrefix = uint32(n)
 		case "rank":
 			r.Rank = uint8(n)
 		default:

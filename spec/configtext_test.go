@@ -138,7 +138,7 @@ func TestConfigTextPerStageAndPreFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.StageTargetBlocks != [MaxRanks]uint8{9, 10} || cfg.PreFixes != 0 {
+	if cfg.StageTargetBlocks != [MaxRanks]uint32{9, 10} || cfg.PreFixes != 0 {
 		t.Fatalf("parsed %v %v", cfg.StageTargetBlocks, cfg.PreFixes)
 	}
 	if !strings.Contains(FormatConfig(&cfg), "stage_target_blocks=9,10\n") {

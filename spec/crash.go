@@ -86,13 +86,13 @@ const (
 // String returns the error text as the real code formats it for request id
 // and value.
 func (c *Crash) String() string {
-	return formatError(c.Error, c.ID, c.Value)
+	return formatError(c.Error, c.ID, int(c.Value))
 }
 
-func formatError(e ErrorText, id, value uint8) string {
+func formatError(e ErrorText, id uint8, value int) string {
 	text := errorTemplates[e]
 	text = strings.ReplaceAll(text, "{id}", strconv.Itoa(int(id)))
-	return strings.ReplaceAll(text, "{n}", strconv.Itoa(int(value)))
+	return strings.ReplaceAll(text, "{n}", strconv.Itoa(value))
 }
 
 // errorKind is the error text with its request ID and token count left as

@@ -79,7 +79,7 @@ var fieldValues = map[FieldKey]func(n uint8) string{
 var indexWords = map[FieldKey]string{KeyPoolTree: "family %d tree blocks"}
 
 var (
-	cacheFlagNames   = []string{"stop-committing", "never-resumed"}
+	cacheFlagNames   = []string{"stop-committing", "never-resumed", "partial-copy"}
 	requestFlagNames = []string{"adp-dummy", "skip-gen-revert", "pending-dummy", "inflight"}
 )
 
@@ -238,7 +238,7 @@ func fields(v reflect.Value) []Field {
 		if _, ok := entityArrays[sf.Name]; ok {
 			continue
 		}
-		key := FieldKey(t.Name() + "." + sf.Name)
+		key := FieldKey(typeName(t) + "." + sf.Name)
 		f := Field{Key: key, Index: -1, Name: fieldWords[key], Zero: fv.IsZero(), Raw: raw(fv)}
 		if f.Name == "" {
 			f.Name = splitWords(sf.Name)
@@ -369,4 +369,14 @@ func ActionKindNamed(name string) (ActionKind, bool) {
 		}
 	}
 	return 0, false
+}
+
+// typeName is the name the keys know a state type by: the generic core's
+// instantiations (CacheOf[uint8], PoolOf[uint8]) by their explored-state
+// names (Cache, Pool).
+func typeName(t reflect.Type) string {
+	if base, _, generic := strings.Cut(t.Name(), "Of["); generic {
+		return base
+	}
+	return t.Name()
 }

@@ -12,7 +12,7 @@ import (
 func TestFieldKeys(t *testing.T) {
 	types := map[string]reflect.Type{}
 	for _, v := range []any{State{}, Rank{}, Pool{}, Cache{}, Request{}, Batch{}, Crash{}, PipelineIteration{}} {
-		types[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
+		types[typeName(reflect.TypeOf(v))] = reflect.TypeOf(v)
 	}
 	keys := []FieldKey{KeyArrived, KeyPipelineLen, KeyCrash, KeyPipelineBatch, KeyPhase, KeyBatch, KeyPipelinePos,
 		KeyRequestIncarn, KeyPosition, KeyDraftPosition, KeyPreResizeCapacity, KeyRequestFlags, KeyCacheIncarn, KeyPoolTree}

@@ -30,88 +30,30 @@ func (v rankView) prepareDraftResources(fixes Fixes) {
 	for i := 0; i < int(b.Count); i++ {
 		e := b.Entries[i]
 		id := e.ID
-		refused := func(err ErrorText, value uint8) bool {
-			if deferring {
-				v.hit(brDeferDraftMirror)
-				if i < int(b.Count)-1 {
-					v.hit(brDeferFromMiddle)
-				}
-				v.deferFromBatch(i)
-				return true
-			}
-			v.s.crash(v.r, Draft, id, FnPrepareDraftResources, err, value)
-			return false
-		}
-		if e.Kind == ContextChunk {
-			if !v.mirrorDraftKVCache(id, fixes) {
-				v.s.crash(v.r, Draft, id, FnPrepareDraftResources, ErrMirrorMissing, 0)
-				return
-			}
-			if !v.resumeCache(Draft, id) {
-				if refused(ErrDraftResume, 0) {
-					i--
-					continue
-				}
-				return
-			}
+		entry := DraftEntry{Context: e.Kind == ContextChunk, DraftLen: int(v.request(id).DraftLen), Record: fixes.Has(FixRecordDraftLens)}
+		if entry.Context {
 			position, last := v.draftViewChunk(id, e, unpaired && !deferring)
-			v.hit(brDraftContextResize)
-			if e.Last && !last {
-				v.hit(brDraftViewMissesLast)
-			}
-			capacity := int(position) + int(e.Chunk) + int(v.cfg.ExtraKVTokens)
-			if last {
-				capacity += int(v.request(id).DraftLen)
-			}
-			ok, raise := v.resizeCache(Draft, id, capacity, keep)
-			if raise != ErrNone {
-				v.s.crash(v.r, Draft, id, FnPrepareDraftResources, raise, 0)
-				return
-			}
-			if !ok {
-				if refused(ErrDraftContextResize, uint8(capacity)) {
-					i--
-					continue
-				}
-				return
-			}
+			entry.Position, entry.Chunk, entry.Last = int(position), int(e.Chunk), last
+		}
+		made := v.mirrorDraftKVCache(id, fixes)
+		out := v.core(Draft).prepareDraftEntry(id, made, entry)
+		if entry.Context && out.Resize.Made && e.Last && !entry.Last {
+			v.hit(brDraftViewMissesLast)
+		}
+		if out.Raise == ErrNone {
 			continue
 		}
-		if !v.mirrorDraftKVCache(id, fixes) {
-			v.s.crash(v.r, Draft, id, FnPrepareDraftResources, ErrDraftMirrorExhausted, 0)
-			return
-		}
-		if !v.resumeCache(Draft, id) {
-			if refused(ErrDraftResume, 0) {
-				i--
-				continue
+		if out.Refusal && deferring {
+			v.hit(brDeferDraftMirror)
+			if i < int(b.Count)-1 {
+				v.hit(brDeferFromMiddle)
 			}
-			return
-		}
-		c := v.cache(Draft, id)
-		if c.AllocatedDraft != 0 {
-			v.hit(brDraftGenRecorded)
+			v.deferFromBatch(i)
+			i--
 			continue
 		}
-		v.hit(brDraftGenGrowth)
-		slots := v.generationDraftSlots(Draft, id)
-		capacity := int(c.Capacity) + 1 + int(slots)
-		ok, raise := v.resizeCache(Draft, id, capacity, keep)
-		if raise != ErrNone {
-			v.s.crash(v.r, Draft, id, FnPrepareDraftResources, raise, 0)
-			return
-		}
-		if !ok {
-			if refused(ErrDraftGenerationResize, uint8(min(capacity, 255))) {
-				i--
-				continue
-			}
-			return
-		}
-		if fixes.Has(FixRecordDraftLens) {
-			v.hit(brRecordDraftLens)
-			c.AllocatedDraft = slots + 1
-		}
+		v.s.crash(v.r, Draft, id, FnPrepareDraftResources, out.Raise, uint8(min(out.Value, 255)))
+		return
 	}
 }
 

@@ -62,11 +62,21 @@ func (b *Batch) describe() string {
 
 // describePool renders a pool's page accounting in Dump's words, with the
 // pool size and the caches it holds.
-func (v rankView) describePool(p PoolKind) string {
-	return fmt.Sprintf("%s pool of %d pages, %d caches: %s", p, v.cfg.poolBlocksOn(v.r, p), v.liveCaches(p), listFields(fields(reflect.ValueOf(*v.pool(p)))))
-}
+func (v rankView) describePool(p PoolKind) string { return v.core(p).describe() }
 
 // describeCache renders one cache in Dump's words.
 func (v rankView) describeCache(id uint8, c *Cache) string {
-	return fmt.Sprintf("cache %d: %s", id, listFields(fields(reflect.ValueOf(*c))))
+	return v.core(Target).describeCache(id, c)
+}
+
+// describe renders the pool's page accounting in Dump's words, at any
+// width of the counts (the sequential model of lin describes its pools
+// with it too).
+func (c poolCore[T]) describe() string {
+	return fmt.Sprintf("%s pool of %d pages, %d caches: %s", c.p, c.cfg.poolBlocksOn(c.r, c.p), c.liveCaches(), listFields(fields(reflect.ValueOf(*c.pool))))
+}
+
+// describeCache renders cache x of request id in Dump's words.
+func (c poolCore[T]) describeCache(id uint8, x *CacheOf[T]) string {
+	return fmt.Sprintf("cache %d: %s", id, listFields(fields(reflect.ValueOf(*x))))
 }

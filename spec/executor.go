@@ -27,7 +27,7 @@ func (sp *Spec) activate(rank *Rank, id uint8) {
 	if t.ReceivingKV {
 		state = DisaggGenerationInit
 	}
-	*req = Request{State: state, Incarnation: req.Incarnation + 1, Prompt: t.PromptLen}
+	*req = Request{State: state, Incarnation: req.Incarnation + 1, Prompt: uint8(t.PromptLen)}
 }
 
 // receiveKV is the disaggregated KV transfer completing for request id: the
@@ -38,7 +38,7 @@ func (sp *Spec) receiveKV(s *State, a *Action) {
 	sp.hit(brDisaggReceived)
 	r.State = GenerationInProgress
 	r.NumTokens = r.Prompt + 1
-	r.DraftLen = sp.Config.MaxDraftLen
+	r.DraftLen = uint8(sp.Config.MaxDraftLen)
 	if int(r.NumTokens) >= int(r.Prompt)+int(sp.Config.template(a.ID).MaxNewTokens) {
 		sp.hit(brDisaggCompleteAtKV)
 		r.State = GenerationComplete

@@ -83,7 +83,7 @@ func TestAdpLeakEndsInTheReportedCrash(t *testing.T) {
 // would make rank 0 raise first.
 func TestPipelineFindings(t *testing.T) {
 	equal := ppHistoryCapacity.Config
-	equal.StageTargetBlocks = [MaxRanks]uint8{}
+	equal.StageTargetBlocks = [MaxRanks]uint32{}
 	if res := checkNoCrashOnly(t, equal, 0); len(res.Violations) != 0 || !res.Complete {
 		t.Fatalf("equal pools: complete %v, violations %v", res.Complete, res.Violations)
 	}

@@ -5,7 +5,7 @@ import "testing"
 // hostFixture is a one-rank spec with a host tier of hostBlocks pages
 // (0: as many as on GPU) and a target pool of 8 pages: request 1 holds 4
 // pages suspended, request 2 is active with 4.
-func hostFixture(t *testing.T, hostTier bool, hostBlocks uint8) (rankView, *State) {
+func hostFixture(t *testing.T, hostTier bool, hostBlocks uint32) (rankView, *State) {
 	t.Helper()
 	cfg := testConfig()
 	cfg.HostTier, cfg.HostBlocks = hostTier, hostBlocks
@@ -27,7 +27,7 @@ func TestBoundedHostTier(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
 		hostTier   bool
-		hostBlocks uint8
+		hostBlocks uint32
 		grow       int // pages request 2 asks for
 		ok         bool
 		offloaded  uint8
@@ -39,7 +39,7 @@ func TestBoundedHostTier(t *testing.T) {
 		{"2-page host tier cannot take 3", true, 2, 3, false, 0, true},
 	} {
 		v, _ := hostFixture(t, tt.hostTier, tt.hostBlocks)
-		ok := v.allocatePages(Target, tt.grow, 2)
+		ok := v.core(Target).allocatePages(tt.grow, 2)
 		if ok != tt.ok || v.cache(Target, 1).Offloaded != tt.offloaded {
 			t.Errorf("%s: allocate %d pages = %v with %d offloaded; want %v, %d", tt.name, tt.grow, ok, v.cache(Target, 1).Offloaded, tt.ok, tt.offloaded)
 		}

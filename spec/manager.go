@@ -18,92 +18,40 @@ func (v rankView) isFirstContextChunk(id uint8) bool {
 	return r.Position == r.Reused
 }
 
-// generationDraftSlots is _generation_draft_slots: the request's draft
-// length, widened to _kv_reserve_draft_tokens in a draft pool.
+// generationDraftSlots is _generation_draft_slots of request id in pool p
+// (poolCore.draftSlots).
 func (v rankView) generationDraftSlots(p PoolKind, id uint8) uint8 {
-	slots := v.request(id).DraftLen
-	if p == Draft && v.cfg.ReserveDraftTokens > slots {
-		v.hit(brReserveWidensDraft)
-		slots = v.cfg.ReserveDraftTokens
-	}
-	return slots
+	return v.core(p).draftSlots(v.request(id).DraftLen)
 }
 
-// tryAllocateGeneration is KVCacheManagerV2.try_allocate_generation: resume
-// a suspended cache (False on refusal), pop the old _allocated_draft_lens
-// entry, grow by 1 + draft slots (False on failure, entry stays popped) and
-// record the width.
+// tryAllocateGeneration is KVCacheManagerV2.try_allocate_generation
+// (poolCore.tryAllocateGeneration); a raise of the resize crashes the
+// engine.
 func (v rankView) tryAllocateGeneration(p PoolKind, id uint8) bool {
-	c := v.cache(p, id)
-	if c.Status == Absent {
-		return false
-	}
-	if c.Status == Suspended {
-		v.hit(brAllocGenResumes)
-		if !v.resumeCache(p, id) {
-			v.hit(brAllocGenRefused)
-			return false
-		}
-	}
-	slots := v.generationDraftSlots(p, id)
-	c.AllocatedDraft = 0
-	ok, raise := v.resizeCache(p, id, int(c.Capacity)+1+int(slots), keep)
+	ok, _, raise := v.core(p).tryAllocateGeneration(id, v.request(id).DraftLen)
 	if raise != ErrNone {
 		v.s.crash(v.r, p, id, FnResize, raise, 0)
-		return false
 	}
-	if !ok {
-		v.hit(brAllocGenRefused)
-		return false
-	}
-	c.AllocatedDraft = slots + 1
-	return true
+	return ok
 }
 
-// revertAllocateGeneration is KVCacheManagerV2.revert_allocate_generation:
-// only when an _allocated_draft_lens entry exists (popped) and the cache is
-// ACTIVE, shrink by 1 + slots; a failed shrink raises RuntimeError.
+// revertAllocateGeneration is KVCacheManagerV2.revert_allocate_generation
+// (poolCore.revertAllocateGeneration); its raise crashes the engine.
 func (v rankView) revertAllocateGeneration(p PoolKind, id uint8) {
-	c := v.cache(p, id)
-	if c.AllocatedDraft == 0 {
-		return
-	}
-	slots := c.AllocatedDraft - 1
-	c.AllocatedDraft = 0
-	if c.Status != Active {
-		v.hit(brRevertGenNotActive)
-		return
-	}
-	v.hit(brRevertGeneration)
-	reverted := int(c.Capacity) - 1 - int(slots)
-	if reverted < 0 {
-		return
-	}
-	ok, raise := v.resizeCache(p, id, reverted, keep)
-	if raise != ErrNone {
+	if _, raise := v.core(p).revertAllocateGeneration(id); raise != ErrNone {
 		v.s.crash(v.r, p, id, FnRevertAllocateGeneration, raise, 0)
-		return
-	}
-	if !ok {
-		v.s.crash(v.r, p, id, FnRevertAllocateGeneration, ErrRevertGeneration, 0)
 	}
 }
 
-// reuseBlocks is the radix-tree match of _context_reuse_tokens plus the
-// core's claim: full blocks of the family's shared prefix that are
-// published in pool p, never the block holding the last prompt token
-// (lookup tokens are prompt[:-1], the core drops the draft backoff), and
-// at most limit blocks (the paired reuse claim) when limit >= 0.
-func (v rankView) reuseBlocks(p PoolKind, id uint8, limit int) uint8 {
-	f := v.family(id)
-	if f == NoFamily || v.promptLen(id) == 0 {
+// reuseTokens is the radix-tree match of _context_reuse_tokens plus the
+// core's claim (poolCore.reuse): the lookup tokens are the prompt without
+// its last token, and at most limit tokens are claimed (the paired reuse
+// claim) when limit >= 0.
+func (v rankView) reuseTokens(p PoolKind, id uint8, limit int) uint8 {
+	if v.promptLen(id) == 0 {
 		return 0
 	}
-	n := min(v.pool(p).Tree[f], v.shareableBlocks(id), (v.promptLen(id)-1)/v.cfg.TokensPerBlock)
-	if limit >= 0 && int(n) > limit {
-		n = uint8(limit)
-	}
-	return n
+	return v.core(p).reuse(id, v.promptLen(id)-1, limit)
 }
 
 // canReuse says whether pool p looks up and publishes blocks:
@@ -121,18 +69,18 @@ func (v rankView) canReuse(p PoolKind, fixes Fixes) bool {
 
 // prepareContextCache is KVCacheManagerV2.prepare_context_cache: on the
 // first chunk create the cache if missing (with a reuse lookup when block
-// reuse is on, capped by reuseLimit blocks when >= 0; stop_committing
+// reuse is on, capped by reuseLimit tokens when >= 0; stop_committing
 // otherwise) and resume it; on a later chunk resume it if suspended. It
 // returns the reused tokens (num_committed_tokens), or false for None.
 func (v rankView) prepareContextCache(p PoolKind, id uint8, reuseLimit int, fixes Fixes) (uint8, bool) {
 	c := v.cache(p, id)
 	if c.Status == Absent {
-		var blocks uint8
+		var reused uint8
 		reuse := v.canReuse(p, fixes)
 		if reuse {
-			blocks = v.reuseBlocks(p, id, reuseLimit)
+			reused = v.reuseTokens(p, id, reuseLimit)
 		}
-		if !v.createCache(p, id, blocks) {
+		if !v.createCache(p, id, reused) {
 			return 0, false
 		}
 		if !reuse {
@@ -251,28 +199,17 @@ func (v rankView) revertAllocateContext(p PoolKind, id uint8) bool {
 	return true
 }
 
-// mirrorDraftKVCache is KVCacheManagerV2._mirror_draft_kv_cache: return the
-// draft pool's cache under the request ID (whatever incarnation created it)
-// or create one with tokens=None and stop_committing; false when the
-// IndexMapper is full.
+// mirrorDraftKVCache is KVCacheManagerV2._mirror_draft_kv_cache
+// (poolCore.mirror): a missing mirror is created with a reuse lookup when
+// the draft pool reuses and the request is still in context.
 func (v rankView) mirrorDraftKVCache(id uint8, fixes Fixes) bool {
-	if v.cache(Draft, id).Status != Absent {
-		return true
-	}
-	var blocks uint8
+	var reused uint8
 	reuse := v.canReuse(Draft, fixes)
-	if reuse && id != 0 && v.request(id).State == ContextInit {
+	if reuse && id != 0 && v.request(id).State == ContextInit && v.cache(Draft, id).Status == Absent {
 		v.hit(brMirrorReuseLookup)
-		blocks = v.reuseBlocks(Draft, id, -1)
+		reused = v.reuseTokens(Draft, id, -1)
 	}
-	if !v.createCache(Draft, id, blocks) {
-		return false
-	}
-	v.hit(brMirrorCreated)
-	if !reuse {
-		v.cache(Draft, id).Flags |= flagStopCommitting
-	}
-	return true
+	return v.core(Draft).mirror(id, v.rank.Requests[id].Incarnation, reuse, reused)
 }
 
 // admitMirror is KVCacheManagerV2.admit_mirror (00746ef, called by

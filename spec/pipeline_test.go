@@ -7,7 +7,7 @@ import "testing"
 func ppFixture(t *testing.T) (*Spec, *State) {
 	t.Helper()
 	cfg := ppHistoryCapacity.Config
-	cfg.StageTargetBlocks = [MaxRanks]uint8{}
+	cfg.StageTargetBlocks = [MaxRanks]uint32{}
 	sp, err := New(cfg, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -11,18 +11,18 @@ import (
 // accepts (or reports false).
 func randomConfig(rng *rand.Rand) (Config, bool) {
 	cfg := Config{
-		TokensPerBlock:          uint8(1 + rng.IntN(8)),
-		MaxDraftLen:             uint8(rng.IntN(4)),
-		ExtraKVTokens:           uint8(rng.IntN(3)),
-		ReserveDraftTokens:      uint8(rng.IntN(4)),
+		TokensPerBlock:          uint32(1 + rng.IntN(8)),
+		MaxDraftLen:             uint32(rng.IntN(4)),
+		ExtraKVTokens:           uint32(rng.IntN(3)),
+		ReserveDraftTokens:      uint32(rng.IntN(4)),
 		MaxBatchSize:            uint8(1 + rng.IntN(MaxBatch)),
-		MaxNumTokens:            uint8(1 + rng.IntN(32)),
+		MaxNumTokens:            uint32(1 + rng.IntN(32)),
 		ChunkedPrefill:          rng.IntN(2) == 0,
-		ChunkUnitSize:           uint8(1 + rng.IntN(8)),
-		TargetBlocks:            uint8(1 + rng.IntN(24)),
-		DraftBlocks:             uint8(1 + rng.IntN(24)),
-		TargetIndexSlots:        uint8(1 + rng.IntN(8)),
-		DraftIndexSlots:         uint8(1 + rng.IntN(8)),
+		ChunkUnitSize:           uint32(1 + rng.IntN(8)),
+		TargetBlocks:            uint32(1 + rng.IntN(24)),
+		DraftBlocks:             uint32(1 + rng.IntN(24)),
+		TargetIndexSlots:        uint32(1 + rng.IntN(8)),
+		DraftIndexSlots:         uint32(1 + rng.IntN(8)),
 		ResumeGatePercent:       uint8(rng.IntN(101)),
 		HostTier:                rng.IntN(2) == 0,
 		RecomputePause:          rng.IntN(2) == 0,
@@ -40,18 +40,18 @@ func randomConfig(rng *rand.Rand) (Config, bool) {
 		PadDraftAfterAllocation: rng.IntN(4) == 0,
 	}
 	if cfg.Loop == PipelineLoop && rng.IntN(2) == 0 {
-		cfg.StageTargetBlocks[rng.IntN(int(cfg.Ranks))] = uint8(1 + rng.IntN(24))
+		cfg.StageTargetBlocks[rng.IntN(int(cfg.Ranks))] = uint32(1 + rng.IntN(24))
 	}
 	for range 1 + rng.IntN(4) {
 		r := RequestTemplate{
-			PromptLen:    uint8(1 + rng.IntN(20)),
-			MaxNewTokens: uint8(1 + rng.IntN(5)),
+			PromptLen:    uint32(1 + rng.IntN(20)),
+			MaxNewTokens: uint32(1 + rng.IntN(5)),
 			Family:       NoFamily,
 			ReceivingKV:  rng.IntN(5) == 0,
 		}
 		if rng.IntN(2) == 0 {
 			r.Family = uint8(rng.IntN(2))
-			r.SharedPrefix = uint8(rng.IntN(int(r.PromptLen) + 1))
+			r.SharedPrefix = uint32(rng.IntN(int(r.PromptLen) + 1))
 		}
 		if cfg.Loop != PipelineLoop {
 			r.Rank = uint8(rng.IntN(int(cfg.Ranks)))

@@ -78,7 +78,7 @@ func (v rankView) applySample(b *Batch) {
 			}
 			r.NumTokens = r.Prompt + 1
 			r.Accepted = 0
-			r.DraftLen = v.cfg.MaxDraftLen
+			r.DraftLen = uint8(v.cfg.MaxDraftLen)
 			if v.cfg.PadDraftAfterAllocation {
 				r.DraftLen = 0
 			}
@@ -88,7 +88,7 @@ func (v rankView) applySample(b *Batch) {
 			}
 			r.NumTokens = uint8(min(int(r.NumTokens)+1+int(e.Accepted), limit))
 			r.Accepted = e.Accepted
-			r.DraftLen = v.cfg.MaxDraftLen
+			r.DraftLen = uint8(v.cfg.MaxDraftLen)
 		}
 		if int(r.NumTokens) >= limit {
 			v.hit(brMaxTokens)
@@ -165,8 +165,8 @@ func (v rankView) padDynamicDraftLen(b *Batch) {
 	for i := 0; i < int(b.Count); i++ {
 		e := &b.Entries[i]
 		if e.Kind == GenerationStep {
-			if r := v.entryRequest(b, e); r.DraftLen < v.cfg.MaxDraftLen {
-				r.DraftLen = v.cfg.MaxDraftLen
+			if r := v.entryRequest(b, e); r.DraftLen < uint8(v.cfg.MaxDraftLen) {
+				r.DraftLen = uint8(v.cfg.MaxDraftLen)
 			}
 		}
 	}
@@ -183,7 +183,7 @@ func (v rankView) setPlaceholderDrafts() {
 	for id := range v.rank.Requests {
 		r := &v.rank.Requests[id]
 		if r.State == GenerationInProgress && r.DraftLen == 0 {
-			r.DraftLen = v.cfg.MaxDraftLen
+			r.DraftLen = uint8(v.cfg.MaxDraftLen)
 		}
 	}
 }

@@ -213,7 +213,7 @@ var ppHistoryCapacity = Scenario{
 		ChunkedPrefill:     true,
 		ChunkUnitSize:      4,
 		TargetBlocks:       10,
-		StageTargetBlocks:  [MaxRanks]uint8{1: 9},
+		StageTargetBlocks:  [MaxRanks]uint32{1: 9},
 		DraftBlocks:        10,
 		TargetIndexSlots:   3,
 		DraftIndexSlots:    3,

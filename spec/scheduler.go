@@ -490,7 +490,7 @@ func (v rankView) prepareContextPair(id uint8, fixes Fixes) bool {
 	case PairedDraftPool:
 		limit := -1
 		if v.isFirstContextChunk(id) && v.cache(Target, id).Status == Absent && v.cfg.BlockReuse {
-			t, d := v.reuseBlocks(Target, id, -1), v.reuseBlocks(Draft, id, -1)
+			t, d := v.reuseTokens(Target, id, -1), v.reuseTokens(Draft, id, -1)
 			if t != d {
 				v.hit(brPairedReuseCapped)
 			}

@@ -28,9 +28,24 @@ func New(cfg Config, fixes Fixes) (*Spec, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	return newSpec(cfg, fixes), nil
+}
+
+// NewModel returns the spec of a configuration at its real sizes, for the
+// sequential pool model `kvcheck lin` checks histories against
+// (ApplyPoolOp); it cannot be explored unless New accepts the
+// configuration too.
+func NewModel(cfg Config, fixes Fixes) (*Spec, error) {
+	if err := cfg.ValidateReal(); err != nil {
+		return nil, err
+	}
+	return newSpec(cfg, fixes), nil
+}
+
+func newSpec(cfg Config, fixes Fixes) *Spec {
 	cfg.Requests = append([]RequestTemplate(nil), cfg.Requests...)
 	fixes.applyTo(&cfg)
-	return &Spec{Config: cfg, Fixes: fixes}, nil
+	return &Spec{Config: cfg, Fixes: fixes}
 }
 
 // Initial is the engine after start-up: every pool empty, no request.
@@ -39,7 +54,7 @@ func (sp *Spec) Initial() State {
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		for p := Target; p < numPools; p++ {
 			if sp.Config.hasPool(r, p) {
-				s.Ranks[r].Pools[p].Free = sp.Config.poolBlocksOn(r, p)
+				s.Ranks[r].Pools[p].Free = uint8(sp.Config.poolBlocksOn(r, p))
 			}
 		}
 	}

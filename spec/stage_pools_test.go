@@ -18,21 +18,21 @@ import (
 func TestStagePoolAsymmetries(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
-		target  [MaxRanks]uint8
+		target  [MaxRanks]uint32
 		fixes   Fixes
 		message string // "" for no violation, complete
 	}{
-		{"equal", [MaxRanks]uint8{}, 0, ""},
-		{"stage 0 one page smaller", [MaxRanks]uint8{9, 10}, 0, ""},
-		{"stage 0 two pages smaller", [MaxRanks]uint8{8, 10}, 0, ""},
-		{"last stage one page smaller", [MaxRanks]uint8{10, 9}, 0,
+		{"equal", [MaxRanks]uint32{}, 0, ""},
+		{"stage 0 one page smaller", [MaxRanks]uint32{9, 10}, 0, ""},
+		{"stage 0 two pages smaller", [MaxRanks]uint32{8, 10}, 0, ""},
+		{"last stage one page smaller", [MaxRanks]uint32{10, 9}, 0,
 			"rank 1 target pool request 2: update_resources raised ValueError: History length cannot exceed capacity"},
-		{"last stage one page smaller, PR #19120's clamp", [MaxRanks]uint8{10, 9}, FixSetOf(FixClampCapacity), ""},
-		{"last stage two pages smaller", [MaxRanks]uint8{10, 8}, 0,
+		{"last stage one page smaller, PR #19120's clamp", [MaxRanks]uint32{10, 9}, FixSetOf(FixClampCapacity), ""},
+		{"last stage two pages smaller", [MaxRanks]uint32{10, 8}, 0,
 			"rank 1 target pool request 2: update_context_resources raised ValueError: History length cannot exceed capacity"},
-		{"last stage two pages smaller, PR #19120's clamp", [MaxRanks]uint8{10, 8}, FixSetOf(FixClampCapacity),
+		{"last stage two pages smaller, PR #19120's clamp", [MaxRanks]uint32{10, 8}, FixSetOf(FixClampCapacity),
 			"rank 1 target pool request 2: update_context_resources raised ValueError: History length cannot exceed capacity"},
-		{"last stage two pages smaller, equal stage pools", [MaxRanks]uint8{10, 8}, FixSetOf(FixEqualStagePools), ""},
+		{"last stage two pages smaller, equal stage pools", [MaxRanks]uint32{10, 8}, FixSetOf(FixEqualStagePools), ""},
 	} {
 		cfg := ppHistoryCapacity.Config
 		cfg.StageTargetBlocks = tt.target

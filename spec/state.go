@@ -24,33 +24,9 @@ func (s CacheStatus) String() string {
 	return [...]string{"absent", "suspended", "active"}[s]
 }
 
-// Cache is one request's _KVCache in one pool, with the manager's
-// per-request bookkeeping for it (_allocated_draft_lens, the IndexMapper
-// slot). Token counts are the three lengths of reference §1.1.
-type Cache struct {
-	Status CacheStatus
-	// Incarnation is the incarnation of the request that created the cache,
-	// so a lookup by ID that reaches another incarnation's cache (the fixed
-	// ADP dummy ID) is visible.
-	Incarnation uint8
-	Capacity    uint8
-	History     uint8
-	Committed   uint8
-	// Shared is the number of leading blocks that are blocks of the pool's
-	// reuse tree (matched at creation, or published by commit).
-	Shared uint8
-	// Offloaded is the number of private blocks evicted to the host tier.
-	Offloaded uint8
-	// Flags holds flagStopCommitting and flagNeverResumed.
-	Flags uint8
-	// AllocatedDraft is _allocated_draft_lens[id] + 1; 0 means no entry.
-	AllocatedDraft uint8
-}
-
-const (
-	flagStopCommitting = 1 << iota
-	flagNeverResumed
-)
+// Cache is one request's _KVCache in one pool as the explored state holds
+// it: CacheOf with byte-wide counts.
+type Cache = CacheOf[uint8]
 
 // RequestState mirrors LlmRequestState as far as the manager reads it, plus
 // the model's own "not arrived" and "freed" ends.
@@ -196,16 +172,9 @@ func (p Phase) String() string {
 	return [...]string{"idle", "scheduled", "prepared", "forwarded", "fetched", "queued"}[p]
 }
 
-// Pool is one KV cache manager's page accounting on one rank.
-type Pool struct {
-	// Free is the number of GPU pages held by nobody.
-	Free uint8
-	// Tree is, per prompt family, the number of leading prefix blocks
-	// published in the reuse radix tree (each held once by the tree).
-	Tree [MaxFamilies]uint8
-	// Caches is kv_cache_map, indexed by request ID.
-	Caches [MaxIDs]Cache
-}
+// Pool is one KV cache manager's page accounting on one rank as the
+// explored state holds it: PoolOf with byte-wide counts.
+type Pool = PoolOf[uint8]
 
 // Rank is one rank's engine: its two pools, its view of the requests, and
 // its executor loop.

@@ -37,32 +37,17 @@ func (v rankView) updateContextResources(p PoolKind, b *Batch, fixes Fixes) {
 	}
 }
 
-// updateResources is KVCacheManagerV2.update_resources (00746ef, ≈ char
-// 276,900) on pool p: for each generation entry whose ID has an ACTIVE cache
-// in this manager (looked up by ID only, whatever incarnation owns it),
-// rewind the unused draft slots and set history to max_beam_num_tokens - 1:
-//
-//	allocated = _allocated_draft_lens.get(id, max(runtime, reserve) for a
-//	            draft pool, runtime for a target), runtime = py_rewind_len +
-//	            accepted = the sampler's runtime draft width
-//	rewind    = max(allocated - accepted, 0)
-//	capacity  = None if GENERATION_COMPLETE or CONTEXT_INIT else capacity - rewind
-//	resize(capacity, history)
-//
-// The core raises "History length cannot exceed capacity" when history >
-// capacity; a False return raises "Failed to resize KV cache ... at
-// generation update". The entry of _allocated_draft_lens is popped.
-//
-// With FixSkipDummyUpdate dummy requests are skipped; with FixClampCapacity
-// a new capacity below the history is raised to it (PR #19120).
+// updateResources is KVCacheManagerV2.update_resources on pool p
+// (poolCore.updateGeneration) for each generation entry whose ID has an
+// ACTIVE cache in this manager (looked up by ID only, whatever incarnation
+// owns it). The spec's sampler fills the runtime draft width: the runtime
+// width is max_draft_len. A raise crashes the engine. With
+// FixSkipDummyUpdate dummy requests are skipped; with FixClampCapacity a
+// new capacity below the history is raised to it (PR #19120).
 func (v rankView) updateResources(p PoolKind, b *Batch) {
 	for i := 0; i < int(b.Count); i++ {
 		e := &b.Entries[i]
-		if e.Kind != GenerationStep {
-			continue
-		}
-		c := v.cache(p, e.ID)
-		if c.Status != Active {
+		if e.Kind != GenerationStep || v.cache(p, e.ID).Status != Active {
 			continue
 		}
 		r := v.entryRequest(b, e)
@@ -70,40 +55,17 @@ func (v rankView) updateResources(p PoolKind, b *Batch) {
 			v.hit(brUpdateSkipDummy)
 			continue
 		}
-		runtime := int(v.cfg.MaxDraftLen)
-		allocated := runtime
-		if p == Draft {
-			allocated = max(runtime, int(v.cfg.ReserveDraftTokens))
+		u := GenerationUpdate{
+			Runtime:      int(v.cfg.MaxDraftLen),
+			Accepted:     int(r.Accepted),
+			KeepCapacity: r.State == GenerationComplete || r.State == ContextInit,
+			History:      int(r.NumTokens) - 1,
+			Clamp:        v.fixes.Has(FixClampCapacity),
 		}
-		if c.AllocatedDraft != 0 {
-			v.hit(brUpdateRecorded)
-			allocated = int(c.AllocatedDraft) - 1
-		}
-		rewind := max(allocated-int(r.Accepted), 0)
-		capacity := keep
-		if r.State != GenerationComplete && r.State != ContextInit {
-			capacity = int(c.Capacity) - rewind
-			if rewind > 0 {
-				v.hit(brUpdateRewinds)
-			}
-		} else {
-			v.hit(brUpdateKeepCapacity)
-		}
-		history := int(r.NumTokens) - 1
-		if v.fixes.Has(FixClampCapacity) && capacity != keep && capacity < history {
-			v.hit(brUpdateClamp)
-			capacity = history
-		}
-		ok, raise := v.resizeCache(p, e.ID, capacity, history)
-		if raise != ErrNone {
+		if _, raise := v.core(p).updateGeneration(e.ID, u); raise != ErrNone {
 			v.s.crash(v.r, p, e.ID, FnUpdateResources, raise, 0)
 			return
 		}
-		if !ok {
-			v.s.crash(v.r, p, e.ID, FnUpdateResources, ErrGenerationUpdate, 0)
-			return
-		}
-		c.AllocatedDraft = 0
 	}
 }
 

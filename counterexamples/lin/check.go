@@ -32,18 +32,23 @@ func SpecFor(h *History, scenario string) (*spec.Spec, error) {
 
 func specFor(h *History, scenario string) (*spec.Spec, error) {
 	var text string
+	var fixes spec.Fixes
 	if h.Header != nil {
 		text = h.Header.Config
 		if scenario == "" {
 			scenario = h.Header.Scenario
 		}
+		var err error
+		if fixes, err = spec.ParseFixes(h.Header.Fixes); err != nil {
+			return nil, &InputError{h.File, 1, fmt.Sprintf("header: fixes: %v", err)}
+		}
 	}
 	if text != "" {
-		cfg, err := spec.ParseConfig(spec.Config{}, text)
+		cfg, err := spec.ParseRealConfig(spec.Config{}, text)
 		if err != nil {
 			return nil, &InputError{h.File, 1, fmt.Sprintf("header: config: %v", err)}
 		}
-		return spec.New(cfg, 0)
+		return spec.NewModel(cfg, fixes)
 	}
 	if scenario == "" {
 		return nil, &InputError{h.File, 1, `no configuration: expected a header line {"kvcheck_history": 1, "scenario": NAME} or {"kvcheck_history": 1, "config": TEXT}, or --scenario NAME`}
@@ -52,42 +57,49 @@ func specFor(h *History, scenario string) (*spec.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sc.Spec(0)
+	return sc.Spec(fixes)
 }
 
 // modelState is the sequential model's state of one (engine, rank, pool):
-// a spec State, and the rank and pool the partition is about (learned from
-// its first operation).
+// the pool model, and the rank and pool the partition is about (learned
+// from its first operation).
 type modelState struct {
 	rank  uint8
 	pool  spec.PoolKind
 	known bool
-	s     spec.State
+	m     spec.PoolModel
+}
+
+// apply applies rec's operation to a copy of st and returns the result
+// and the new state.
+func apply(sp *spec.Spec, st modelState, rec *Record) (spec.CacheResult, bool, modelState) {
+	next := modelState{rank: uint8(rec.Rank), pool: rec.pool, known: true, m: st.m}
+	if !st.known {
+		next.m = sp.InitialPool(uint8(rec.Rank), rec.pool)
+	}
+	res, ok := sp.ApplyPoolOp(&next.m, uint8(rec.Rank), rec.pool, rec.op)
+	return res, ok, next
 }
 
 // Model returns the porcupine model of sp's per-pool sequential
-// semantics (spec.Spec.ApplyCacheOp), partitioned per (rank, pool).
+// semantics (spec.Spec.ApplyPoolOp), partitioned per (rank, pool).
 func Model(sp *spec.Spec) porcupine.Model {
 	return porcupine.Model{
 		Partition: partitionOps,
-		Init:      func() any { return modelState{s: sp.Initial()} },
+		Init:      func() any { return modelState{} },
 		Step: func(state, input, output any) (bool, any) {
 			st := state.(modelState)
 			rec := input.(*Record)
-			next := modelState{rank: uint8(rec.Rank), pool: rec.pool, known: true, s: st.s}
-			res, ok := sp.ApplyCacheOp(&next.s, uint8(rec.Rank), rec.pool, rec.op)
+			res, ok, next := apply(sp, st, rec)
 			if !ok || !matches(rec, res) {
 				return false, st
 			}
 			return true, next
 		},
-		Equal: func(a, b any) bool {
-			x, y := a.(modelState), b.(modelState)
-			return x.rank == y.rank && x.pool == y.pool && x.known == y.known && x.s == y.s
-		},
+		Equal: func(a, b any) bool { return a.(modelState) == b.(modelState) },
 		Hash: func(state any) uint64 {
 			st := state.(modelState)
-			return sp.Fingerprint(&st.s) ^ uint64(st.pool)
+			return spec.FingerprintPool(&st.m) ^ uint64(st.pool)
 		},
 		DescribeOperation: func(input, output any) string { return describeRecord(input.(*Record)) },
 		DescribeState: func(state any) string {
@@ -95,7 +107,7 @@ func Model(sp *spec.Spec) porcupine.Model {
 			if !st.known {
 				return "every pool empty"
 			}
-			return sp.DescribePool(&st.s, st.rank, st.pool)
+			return sp.DescribePool(&st.m, st.rank, st.pool)
 		},
 	}
 }
@@ -130,15 +142,44 @@ func partitionOps(history []porcupine.Operation) [][]porcupine.Operation {
 func matches(rec *Record, res spec.CacheResult) bool {
 	r := rec.Result
 	if r.Raise != nil {
-		return res.Raise == *r.Raise
-	}
-	if res.Raise != "" || r.OK == nil || res.OK != *r.OK {
+		if !raiseMatches(*r.Raise, res.Raise) {
+			return false
+		}
+	} else if res.Raise != "" || r.OK == nil || res.OK != *r.OK {
 		return false
 	}
-	if rec.op.Kind == spec.CacheCreate && res.OK {
-		return r.Reused != nil && int(res.Reused) == *r.Reused
+	switch k := rec.op.Kind; {
+	case (k == spec.CacheCreate || k == spec.CacheCoreCreate) && res.OK:
+		return r.Reused != nil && res.Reused == *r.Reused
+	case (k == spec.CacheProbeReuse || k == spec.CacheAllocatedDraftLen) && res.OK:
+		return r.Value != nil && res.Value == *r.Value
+	case k.IsManagerStep():
+		return (r.Resize != nil) == res.Resize.Made && (r.Resize == nil || sameResize(*r.Resize, res.Resize))
 	}
 	return true
+}
+
+// raiseMatches reports whether the model's raise is the recorded one: the
+// same text, or, when the record gives only the exception's class
+// ("ValueError"), a raise of that class.
+func raiseMatches(recorded, model string) bool {
+	if model == "" {
+		return false
+	}
+	if recorded == model {
+		return true
+	}
+	return !strings.Contains(recorded, ":") && strings.HasPrefix(model, recorded+":")
+}
+
+func sameResize(r ResizeArgs, call spec.ResizeCall) bool {
+	arg := func(p *int) int {
+		if p == nil {
+			return spec.CacheKeep
+		}
+		return *p
+	}
+	return arg(r[0]) == call.Capacity && arg(r[1]) == call.History
 }
 
 // describeRecord renders a record as "req 3 resize(capacity=12,
@@ -149,45 +190,83 @@ func describeRecord(rec *Record) string {
 
 func describeCall(rec *Record) string {
 	var args []string
-	for _, key := range argSpec[rec.op.Kind] {
-		v, ok := rec.Args[key]
+	for _, a := range argSpec[rec.op.Kind] {
+		v, ok := rec.Args[a.key]
 		switch {
+		case !ok && a.optional:
 		case !ok || v == nil:
-			args = append(args, key+"=None")
+			args = append(args, a.key+"=None")
 		default:
-			args = append(args, fmt.Sprintf("%s=%v", key, v))
+			args = append(args, fmt.Sprintf("%s=%v", a.key, v))
 		}
 	}
 	return rec.Op + "(" + strings.Join(args, ", ") + ")"
 }
 
 func describeResult(r ResultRecord) string {
+	var out string
 	switch {
 	case r.Raise != nil:
-		return "raises " + *r.Raise
+		out = "raises " + *r.Raise
 	case r.OK != nil && *r.OK && r.Reused != nil:
-		return fmt.Sprintf("a cache, %d tokens reused", *r.Reused)
+		out = fmt.Sprintf("a cache, %d tokens reused", *r.Reused)
+	case r.OK != nil && *r.OK && r.Value != nil:
+		out = fmt.Sprintf("%d", *r.Value)
 	case r.OK != nil && *r.OK:
-		return "True"
+		out = "True"
+	default:
+		out = "False"
 	}
-	return "False"
+	if r.Resize != nil {
+		out += fmt.Sprintf(", having called resize(%s, %s)", noneText(r.Resize[0]), noneText(r.Resize[1]))
+	}
+	return out
+}
+
+func noneText(p *int) string {
+	if p == nil {
+		return "None"
+	}
+	return fmt.Sprint(*p)
+}
+
+func callText(n int) string {
+	if n == spec.CacheKeep {
+		return "None"
+	}
+	return fmt.Sprint(n)
 }
 
 // describeModelResult renders what the model returns.
 func describeModelResult(rec *Record, res spec.CacheResult, ok bool) string {
+	var out string
+	k := rec.op.Kind
 	switch {
 	case !ok:
 		return "has no such step (a create under a request ID whose cache is open)"
 	case res.Raise != "":
-		return "raises " + res.Raise
-	case rec.op.Kind == spec.CacheCreate && res.OK:
-		return fmt.Sprintf("returns a cache with %d tokens reused", res.Reused)
-	case rec.op.Kind == spec.CacheCreate:
-		return "returns None (no IndexMapper slot)"
+		out = "raises " + res.Raise
+	case (k == spec.CacheCreate || k == spec.CacheCoreCreate) && res.OK:
+		out = fmt.Sprintf("returns a cache with %d tokens reused", res.Reused)
+	case k == spec.CacheCreate:
+		out = "returns None (no IndexMapper slot)"
+	case (k == spec.CacheProbeReuse || k == spec.CacheAllocatedDraftLen) && res.OK:
+		out = fmt.Sprintf("returns %d", res.Value)
+	case k == spec.CacheAllocatedDraftLen:
+		out = "returns None (no entry)"
 	case res.OK:
-		return "returns True"
+		out = "returns True"
+	default:
+		out = "returns False"
 	}
-	return "returns False"
+	if k.IsManagerStep() {
+		if res.Resize.Made {
+			out += fmt.Sprintf(", having called resize(%s, %s)", callText(res.Resize.Capacity), callText(res.Resize.History))
+		} else {
+			out += ", having called no resize"
+		}
+	}
+	return out
 }
 
 // Outcome is the verdict on one history.
@@ -257,13 +336,15 @@ func Check(sp *spec.Spec, records []Record, timeout time.Duration) *Outcome {
 			out.Partition = fmt.Sprintf("engine %d ", culprit.Engine) + out.Partition
 		}
 		out.Explained = len(longest)
-		s := sp.Initial()
+		st := modelState{}
 		for _, id := range longest {
-			rec := part[id].Input.(*Record)
-			sp.ApplyCacheOp(&s, uint8(rec.Rank), rec.pool, rec.op)
+			_, _, st = apply(sp, st, part[id].Input.(*Record))
 		}
-		out.PoolState = sp.DescribePool(&s, uint8(culprit.Rank), culprit.pool)
-		res, ok := sp.ApplyCacheOp(&s, uint8(culprit.Rank), culprit.pool, culprit.op)
+		if !st.known {
+			st = modelState{rank: uint8(culprit.Rank), pool: culprit.pool, known: true, m: sp.InitialPool(uint8(culprit.Rank), culprit.pool)}
+		}
+		out.PoolState = sp.DescribePool(&st.m, st.rank, st.pool)
+		res, ok, _ := apply(sp, st, culprit)
 		out.ModelSays = describeModelResult(culprit, res, ok)
 	}
 	return out

@@ -56,7 +56,7 @@ func FromTrace(sp *spec.Spec, trace []spec.Action, opts EmitOptions) ([]Record, 
 		rank int
 		pool spec.PoolKind
 	}
-	models := map[key]*spec.State{}
+	models := map[key]*spec.PoolModel{}
 	var records []Record
 	clock := opts.Start
 	for i := 1; i < len(states); i++ {
@@ -70,8 +70,8 @@ func FromTrace(sp *spec.Spec, trace []spec.Action, opts EmitOptions) ([]Record, 
 				}
 				k := key{r, kind}
 				if models[k] == nil {
-					s := sp.Initial()
-					models[k] = &s
+					m := sp.InitialPool(uint8(r), kind)
+					models[k] = &m
 				}
 				ops, err := deriveStep(sp, models[k], before, after, r, kind)
 				if err != nil {
@@ -192,7 +192,7 @@ type emitted struct {
 // deriveStep derives the operations of one step on pool p of rank r and
 // applies them to model, trying a few orders of the caches until the model
 // reproduces the pool the step left.
-func deriveStep(sp *spec.Spec, model *spec.State, before, after *spec.State, r int, p spec.PoolKind) ([]emitted, error) {
+func deriveStep(sp *spec.Spec, model *spec.PoolModel, before, after *spec.State, r int, p spec.PoolKind) ([]emitted, error) {
 	var closes, rest [][]spec.CacheOp
 	var shrinking []bool
 	for id := 0; id < spec.MaxIDs; id++ {
@@ -216,18 +216,18 @@ func deriveStep(sp *spec.Spec, model *spec.State, before, after *spec.State, r i
 		var out []emitted
 		ok := true
 		for _, op := range order {
-			res, applied := sp.ApplyCacheOp(&trial, uint8(r), p, op)
+			res, applied := sp.ApplyPoolOp(&trial, uint8(r), p, op)
 			if !applied || res.Raise != "" || !res.OK {
 				ok = false
 				break
 			}
 			out = append(out, emitted{op, res})
 		}
-		if !ok || !poolsMatch(&trial.Ranks[r].Pools[p], &after.Ranks[r].Pools[p]) {
+		if !ok || !poolsMatch(&trial, &after.Ranks[r].Pools[p]) {
 			continue
 		}
 		if failing != nil {
-			res, applied := sp.ApplyCacheOp(&trial, uint8(r), p, *failing)
+			res, applied := sp.ApplyPoolOp(&trial, uint8(r), p, *failing)
 			if !applied || res.OK {
 				continue
 			}
@@ -301,10 +301,10 @@ func cacheOps(sp *spec.Spec, after *spec.State, r int, id uint8, c0, c1 spec.Cac
 	if cur.Status == spec.Absent {
 		reuse := !c1.StopCommitting() || c1.Shared > 0 || c1.Committed > 0
 		prompt := after.Ranks[r].Requests[id].Prompt
-		ops = append(ops, spec.CacheOp{Kind: spec.CacheCreate, ID: id, Reuse: reuse, Prompt: prompt})
+		ops = append(ops, spec.CacheOp{Kind: spec.CacheCreate, ID: id, Reuse: reuse, Prompt: int(prompt)})
 		var tokens uint8
 		if reuse {
-			tokens = c1.Shared * sp.Config.TokensPerBlock
+			tokens = c1.Shared * uint8(sp.Config.TokensPerBlock)
 		}
 		cur = spec.Cache{Status: spec.Suspended, Capacity: tokens, History: tokens, Committed: tokens}
 		curStop = !reuse
@@ -327,7 +327,7 @@ func cacheOps(sp *spec.Spec, after *spec.State, r int, id uint8, c0, c1 spec.Cac
 		ops = append(ops, op)
 	}
 	if commit {
-		ops = append(ops, spec.CacheOp{Kind: spec.CacheCommit, ID: id, Tokens: c1.Committed, Last: c1.StopCommitting() && !curStop})
+		ops = append(ops, spec.CacheOp{Kind: spec.CacheCommit, ID: id, Tokens: int(c1.Committed), Last: c1.StopCommitting() && !curStop})
 	}
 	if c1.Status == spec.Suspended && status == spec.Active {
 		ops = append(ops, spec.CacheOp{Kind: spec.CacheSuspend, ID: id})
@@ -355,12 +355,13 @@ func crashOp(before, after *spec.State, r int, p spec.PoolKind) *spec.CacheOp {
 // poolsMatch compares what the sequential model tracks of a pool: free
 // pages, the reuse tree and each cache's status, lengths, shared and
 // offloaded blocks and stop_committing.
-func poolsMatch(model, real *spec.Pool) bool {
-	if model.Free != real.Free || model.Tree != real.Tree {
+func poolsMatch(model *spec.PoolModel, real *spec.Pool) bool {
+	wide := spec.FromPool(real)
+	if model.Free != wide.Free || model.Tree != wide.Tree || model.TreeTail != wide.TreeTail {
 		return false
 	}
-	for id := range real.Caches {
-		m, c := &model.Caches[id], &real.Caches[id]
+	for id := range wide.Caches {
+		m, c := &model.Caches[id], &wide.Caches[id]
 		if m.Status != c.Status || m.Capacity != c.Capacity || m.History != c.History || m.Committed != c.Committed ||
 			m.Shared != c.Shared || m.Offloaded != c.Offloaded || m.StopCommitting() != c.StopCommitting() {
 			return false
@@ -375,19 +376,19 @@ func poolsMatch(model, real *spec.Pool) bool {
 // for stress tests and benchmarks. Operations follow one another in time;
 // Overlap makes them concurrent.
 func CacheWalk(sp *spec.Spec, rng *rand.Rand, p spec.PoolKind, n int) []Record {
-	s := sp.Initial()
+	m := sp.InitialPool(0, p)
 	ids := len(sp.Config.Requests)
 	var records []Record
 	clock := int64(0)
 	for len(records) < n {
 		id := uint8(1 + rng.IntN(ids))
-		c := s.Ranks[0].Pools[p].Caches[id]
-		op := spec.CacheOp{ID: id, Capacity: spec.CacheKeep, History: spec.CacheKeep}
+		c := m.Caches[id]
+		op := spec.CacheOp{ID: id, Tokens: spec.CacheKeep, Capacity: spec.CacheKeep, History: spec.CacheKeep}
 		switch {
 		case c.Status == spec.Absent:
 			op.Kind = spec.CacheCreate
 			op.Reuse = rng.IntN(2) == 0
-			op.Prompt = sp.Config.Requests[id-1].PromptLen
+			op.Prompt = int(sp.Config.Requests[id-1].PromptLen)
 		case rng.IntN(8) == 0:
 			op.Kind = spec.CacheClose
 		case c.Status == spec.Suspended:
@@ -398,7 +399,7 @@ func CacheWalk(sp *spec.Spec, rng *rand.Rand, p spec.PoolKind, n int) []Record {
 				op.Kind = spec.CacheSuspend
 			case 1:
 				op.Kind = spec.CacheCommit
-				op.Tokens = c.History
+				op.Tokens = int(c.History)
 				op.Last = rng.IntN(3) == 0
 			default:
 				op.Kind = spec.CacheResize
@@ -407,7 +408,7 @@ func CacheWalk(sp *spec.Spec, rng *rand.Rand, p spec.PoolKind, n int) []Record {
 				op.History = min(int(c.History)+rng.IntN(3), op.Capacity+rng.IntN(2))
 			}
 		}
-		res, ok := sp.ApplyCacheOp(&s, 0, p, op)
+		res, ok := sp.ApplyPoolOp(&m, 0, p, op)
 		if !ok {
 			continue
 		}

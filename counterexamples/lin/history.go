@@ -25,8 +25,30 @@ type Header struct {
 	// Config is empty.
 	Scenario string `json:"scenario,omitempty"`
 	// Config is a configuration text (spec.FormatConfig), applied to the
-	// zero configuration.
+	// zero configuration at real sizes (spec.ParseRealConfig). In a file it
+	// may also be written as an array of lines.
 	Config string `json:"config,omitempty"`
+	// Fixes names the fixes (kvcheck list) the engine's code has, when it
+	// is not the modeled real code.
+	Fixes []string `json:"fixes,omitempty"`
+	// Source says where a history encoded from a test comes from (the
+	// conformance corpus); Expect is "agree" (the spec explains the
+	// history) or "disagree" (a documented expected disagreement), and
+	// Reason says why a disagreement is expected.
+	Source *Source `json:"source,omitempty"`
+	Expect string  `json:"expect,omitempty"`
+	Reason string  `json:"reason,omitempty"`
+}
+
+// Source is the TensorRT-LLM unit test a history encodes: its file, the
+// test function (with its parameters), the commit it was read at, and what
+// it asserts.
+type Source struct {
+	File     string `json:"file"`
+	Test     string `json:"test"`
+	Commit   string `json:"commit"`
+	Asserts  string `json:"asserts"`
+	Encoding string `json:"encoding,omitempty"`
 }
 
 // Record is one line of a history: one operation on the KV cache of one
@@ -42,9 +64,13 @@ type Record struct {
 	Pool    string `json:"pool"`
 	Request int    `json:"request"`
 	Op      string `json:"op"`
-	// Args holds the operation's arguments: create {reuse, prompt}, resize
-	// {capacity, history} (null for None), commit {tokens, last}; the other
-	// operations take none.
+	// Args holds the operation's arguments (argSpec lists them): create
+	// {reuse, prompt}, create_kv_cache {tokens} (null for None), resize
+	// {capacity, history} (null for None), commit {tokens, last},
+	// probe_reuse {tokens}, update_resources {rewind, accepted, num_tokens,
+	// state, kv_compression_manages_history}, try_allocate_generation
+	// {draft_len}, prepare_draft_resources {phase, position, chunk, last,
+	// draft_len}; the other operations take none.
 	Args   map[string]any `json:"args,omitempty"`
 	Result ResultRecord   `json:"result"`
 	Call   int64          `json:"call"`
@@ -54,13 +80,22 @@ type Record struct {
 	pool spec.PoolKind
 }
 
-// ResultRecord is what the operation returned: {"ok": bool} (create adds
-// "reused": the reused prefix in tokens) or {"raise": "exception text"}.
+// ResultRecord is what the operation returned: {"ok": bool} or {"raise":
+// "exception text"} ("ValueError" alone matches any ValueError). A create
+// that returned a cache adds "reused": the reused prefix in tokens;
+// probe_reuse and allocated_draft_len (when an entry exists) add "value";
+// a manager step adds "resize": [capacity, history] (null for None), the
+// resize it called, and leaves it out when it called none.
 type ResultRecord struct {
-	OK     *bool   `json:"ok,omitempty"`
-	Reused *int    `json:"reused,omitempty"`
-	Raise  *string `json:"raise,omitempty"`
+	OK     *bool       `json:"ok,omitempty"`
+	Reused *int        `json:"reused,omitempty"`
+	Value  *int        `json:"value,omitempty"`
+	Resize *ResizeArgs `json:"resize,omitempty"`
+	Raise  *string     `json:"raise,omitempty"`
 }
+
+// ResizeArgs is a resize(capacity, history) call, nil for None.
+type ResizeArgs [2]*int
 
 // History is a parsed history file.
 type History struct {
@@ -138,9 +173,30 @@ func parseHeader(fields map[string]json.RawMessage) (*Header, error) {
 		case "scenario":
 			err = json.Unmarshal(raw, &hdr.Scenario)
 		case "config":
-			err = json.Unmarshal(raw, &hdr.Config)
+			var lines []string
+			if err = json.Unmarshal(raw, &lines); err == nil {
+				hdr.Config = strings.Join(lines, "\n")
+			} else {
+				err = json.Unmarshal(raw, &hdr.Config)
+			}
+		case "fixes":
+			err = json.Unmarshal(raw, &hdr.Fixes)
+		case "source":
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.DisallowUnknownFields()
+			hdr.Source = &Source{}
+			if err = dec.Decode(hdr.Source); err == nil && (hdr.Source.File == "" || hdr.Source.Test == "" || hdr.Source.Commit == "" || hdr.Source.Asserts == "") {
+				err = errors.New(`expected {"file", "test", "commit", "asserts"} all given (and optionally "encoding")`)
+			}
+		case "expect":
+			err = json.Unmarshal(raw, &hdr.Expect)
+			if err == nil && hdr.Expect != "agree" && hdr.Expect != "disagree" {
+				err = fmt.Errorf("%q; expected \"agree\" or \"disagree\"", hdr.Expect)
+			}
+		case "reason":
+			err = json.Unmarshal(raw, &hdr.Reason)
 		default:
-			return nil, fmt.Errorf("header: unknown field %q; expected kvcheck_history, scenario, config", key)
+			return nil, fmt.Errorf("header: unknown field %q; expected kvcheck_history, scenario, config, fixes, source, expect, reason", key)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("header: %s: %v", key, err)
@@ -154,8 +210,8 @@ var recordFields = []struct{ key, doc string }{
 	{"rank", "the rank, an integer >= 0"},
 	{"pool", `the pool, "target" or "draft"`},
 	{"request", fmt.Sprintf("the request ID, 0..%d (0 is the attention-DP dummy)", spec.MaxIDs-1)},
-	{"op", "the operation: create, resume, suspend, resize, commit or close"},
-	{"result", `what it returned: {"ok": true|false} (create: and "reused": N) or {"raise": "text"}`},
+	{"op", "the operation: " + strings.Join(opNames(), ", ")},
+	{"result", `what it returned: {"ok": true|false} (create: and "reused": N; manager steps: and "resize": [capacity, history]) or {"raise": "text"}`},
 	{"call", "the invocation timestamp, an integer"},
 	{"return", "the response timestamp, an integer >= call"},
 }
@@ -222,7 +278,7 @@ func parseRecord(fields map[string]json.RawMessage) (Record, error) {
 	if err != nil {
 		return rec, err
 	}
-	rec.op = spec.CacheOp{Kind: kind, ID: uint8(rec.Request), Capacity: spec.CacheKeep, History: spec.CacheKeep}
+	rec.op = spec.CacheOp{Kind: kind, ID: uint8(rec.Request), Tokens: spec.CacheKeep, Capacity: spec.CacheKeep, History: spec.CacheKeep}
 	if err := parseArgs(&rec, fields["args"]); err != nil {
 		return rec, err
 	}
@@ -238,12 +294,52 @@ func docOf(key string) string {
 	return key
 }
 
-// argSpec lists each operation's arguments.
-var argSpec = map[spec.CacheOpKind][]string{
-	spec.CacheCreate: {"reuse", "prompt"},
-	spec.CacheResize: {"capacity", "history"},
-	spec.CacheCommit: {"tokens", "last"},
+func opNames() []string {
+	var names []string
+	for k := spec.CacheCreate; k.String() != fmt.Sprintf("cache-op(%d)", k); k++ {
+		names = append(names, k.String())
+	}
+	return names
 }
+
+// argKind is the type of an operation's argument.
+type argKind uint8
+
+const (
+	// argCount is a token count 0..spec.MaxRealTokens.
+	argCount argKind = iota
+	// argCountOrNone is a token count or null (None).
+	argCountOrNone
+	argBool
+	// argState is the request state update_resources reads.
+	argState
+	// argPhase is the kind of a batch entry: context or generation.
+	argPhase
+)
+
+// argDef is one argument of an operation.
+type argDef struct {
+	key      string
+	kind     argKind
+	optional bool
+}
+
+// argSpec lists each operation's arguments.
+var argSpec = map[spec.CacheOpKind][]argDef{
+	spec.CacheCreate:                {{"reuse", argBool, false}, {"prompt", argCount, false}},
+	spec.CacheCoreCreate:            {{"tokens", argCountOrNone, false}},
+	spec.CacheResize:                {{"capacity", argCountOrNone, false}, {"history", argCountOrNone, false}},
+	spec.CacheCommit:                {{"tokens", argCount, false}, {"last", argBool, false}},
+	spec.CacheProbeReuse:            {{"tokens", argCount, false}},
+	spec.CacheTryAllocateGeneration: {{"draft_len", argCount, false}},
+	spec.CacheUpdateResources: {{"rewind", argCount, false}, {"accepted", argCount, false}, {"num_tokens", argCount, false},
+		{"state", argState, false}, {"kv_compression_manages_history", argBool, true}},
+	spec.CachePrepareDraftResources: {{"phase", argPhase, false}, {"position", argCount, true}, {"chunk", argCount, true},
+		{"last", argBool, true}, {"draft_len", argCount, false}},
+}
+
+// requestStates are the states update_resources tells apart.
+var requestStates = []string{"generation", "complete", "context"}
 
 func parseArgs(rec *Record, raw json.RawMessage) error {
 	want := argSpec[rec.op.Kind]
@@ -253,74 +349,106 @@ func parseArgs(rec *Record, raw json.RawMessage) error {
 			return fmt.Errorf("args: expected an object: %v", err)
 		}
 	}
+	keys := make([]string, len(want))
+	for i, a := range want {
+		keys[i] = a.key
+	}
 	for key := range args {
-		if !contains(want, key) {
+		if !contains(keys, key) {
 			if len(want) == 0 {
 				return fmt.Errorf("args: %s takes no arguments, got %q", rec.Op, key)
 			}
-			return fmt.Errorf("args: unknown argument %q of %s; expected %s", key, rec.Op, strings.Join(want, ", "))
-		}
-	}
-	for _, key := range want {
-		if _, ok := args[key]; !ok {
-			return fmt.Errorf("args: %s needs %q (expected args %s)", rec.Op, key, strings.Join(want, ", "))
+			return fmt.Errorf("args: unknown argument %q of %s; expected %s", key, rec.Op, strings.Join(keys, ", "))
 		}
 	}
 	rec.Args = map[string]any{}
-	tokens := func(key string, allowNull bool) (int, error) {
-		if string(args[key]) == "null" {
-			if allowNull {
-				rec.Args[key] = nil
-				return spec.CacheKeep, nil
+	count := map[string]int{}
+	flag := map[string]bool{}
+	var state, phase string
+	for _, a := range want {
+		text, ok := args[a.key]
+		if !ok {
+			if a.optional {
+				continue
 			}
-			return 0, fmt.Errorf("args: %s is null; expected a token count 0..%d", key, spec.MaxTokens)
+			return fmt.Errorf("args: %s needs %q (expected args %s)", rec.Op, a.key, strings.Join(keys, ", "))
 		}
-		var n int
-		if err := json.Unmarshal(args[key], &n); err != nil || n < 0 || n > spec.MaxTokens {
-			what := fmt.Sprintf("a token count 0..%d", spec.MaxTokens)
-			if allowNull {
-				what += " or null (None)"
+		switch a.kind {
+		case argCount, argCountOrNone:
+			if string(text) == "null" {
+				if a.kind == argCount {
+					return fmt.Errorf("args: %s is null; expected a token count 0..%d", a.key, spec.MaxRealTokens)
+				}
+				rec.Args[a.key] = nil
+				count[a.key] = spec.CacheKeep
+				continue
 			}
-			return 0, fmt.Errorf("args: %s is %s; expected %s", key, args[key], what)
+			var n int
+			if err := json.Unmarshal(text, &n); err != nil || n < 0 || n > spec.MaxRealTokens {
+				what := fmt.Sprintf("a token count 0..%d", spec.MaxRealTokens)
+				if a.kind == argCountOrNone {
+					what += " or null (None)"
+				}
+				return fmt.Errorf("args: %s is %s; expected %s", a.key, text, what)
+			}
+			rec.Args[a.key], count[a.key] = n, n
+		case argBool:
+			var b bool
+			if err := json.Unmarshal(text, &b); err != nil {
+				return fmt.Errorf("args: %s is %s; expected true or false", a.key, text)
+			}
+			rec.Args[a.key], flag[a.key] = b, b
+		case argState, argPhase:
+			names := requestStates
+			if a.kind == argPhase {
+				names = []string{"context", "generation"}
+			}
+			var name string
+			if err := json.Unmarshal(text, &name); err != nil || !contains(names, name) {
+				return fmt.Errorf("args: %s is %s; expected one of %q", a.key, text, names)
+			}
+			rec.Args[a.key] = name
+			if a.kind == argState {
+				state = name
+			} else {
+				phase = name
+			}
 		}
-		rec.Args[key] = n
-		return n, nil
 	}
-	flag := func(key string) (bool, error) {
-		var b bool
-		if err := json.Unmarshal(args[key], &b); err != nil {
-			return false, fmt.Errorf("args: %s is %s; expected true or false", key, args[key])
-		}
-		rec.Args[key] = b
-		return b, nil
-	}
-	var err error
-	switch rec.op.Kind {
+	op := &rec.op
+	switch op.Kind {
 	case spec.CacheCreate:
-		if rec.op.Reuse, err = flag("reuse"); err != nil {
-			return err
-		}
-		var n int
-		if n, err = tokens("prompt", false); err != nil {
-			return err
-		}
-		rec.op.Prompt = uint8(n)
+		op.Reuse, op.Prompt = flag["reuse"], count["prompt"]
+	case spec.CacheCoreCreate, spec.CacheProbeReuse:
+		op.Tokens = count["tokens"]
 	case spec.CacheResize:
-		if rec.op.Capacity, err = tokens("capacity", true); err != nil {
-			return err
-		}
-		if rec.op.History, err = tokens("history", true); err != nil {
-			return err
-		}
+		op.Capacity, op.History = count["capacity"], count["history"]
 	case spec.CacheCommit:
-		var n int
-		if n, err = tokens("tokens", false); err != nil {
-			return err
+		op.Tokens, op.Last = count["tokens"], flag["last"]
+	case spec.CacheTryAllocateGeneration:
+		op.DraftLen = count["draft_len"]
+	case spec.CacheUpdateResources:
+		if count["num_tokens"] < 1 {
+			return errors.New("args: num_tokens is 0; expected max_beam_num_tokens, at least 1")
 		}
-		rec.op.Tokens = uint8(n)
-		if rec.op.Last, err = flag("last"); err != nil {
-			return err
+		op.Update = spec.GenerationUpdate{
+			Runtime:      count["rewind"] + count["accepted"],
+			Accepted:     count["accepted"],
+			KeepCapacity: state != "generation",
+			History:      count["num_tokens"] - 1,
 		}
+		if flag["kv_compression_manages_history"] {
+			op.Update.History = spec.CacheKeep
+		}
+	case spec.CachePrepareDraftResources:
+		op.Draft = spec.DraftEntry{Context: phase == "context", DraftLen: count["draft_len"]}
+		for _, key := range []string{"position", "chunk", "last"} {
+			if _, given := args[key]; given != op.Draft.Context {
+				return fmt.Errorf("args: a %s entry %s %q; expected position, chunk and last with phase context only",
+					phase, map[bool]string{true: "takes", false: "needs"}[given], key)
+			}
+		}
+		op.Draft.Position, op.Draft.Chunk, op.Draft.Last = count["position"], count["chunk"], flag["last"]
 	}
 	if len(rec.Args) == 0 {
 		rec.Args = nil
@@ -331,17 +459,32 @@ func parseArgs(rec *Record, raw json.RawMessage) error {
 // checkResult checks the result's shape for the operation.
 func checkResult(rec *Record) error {
 	r := rec.Result
+	kind := rec.op.Kind
+	ok := r.OK != nil && *r.OK
 	switch {
-	case r.Raise != nil && (r.OK != nil || r.Reused != nil):
-		return errors.New(`result: "raise" comes alone; expected {"raise": "text"} or {"ok": ...}`)
+	case r.Raise != nil && (r.OK != nil || r.Reused != nil || r.Value != nil):
+		return errors.New(`result: "raise" comes alone (a manager step may add "resize"); expected {"raise": "text"} or {"ok": ...}`)
 	case r.Raise == nil && r.OK == nil:
 		return errors.New(`result: expected {"ok": true|false} or {"raise": "text"}`)
-	case r.Reused != nil && (rec.op.Kind != spec.CacheCreate || !*r.OK):
+	case r.Reused != nil && (kind != spec.CacheCreate && kind != spec.CacheCoreCreate || !ok):
 		return errors.New(`result: "reused" belongs only to a create that returned a cache ("ok": true)`)
-	case rec.op.Kind == spec.CacheCreate && r.OK != nil && *r.OK && r.Reused == nil:
+	case (kind == spec.CacheCreate || kind == spec.CacheCoreCreate) && ok && r.Reused == nil:
 		return errors.New(`result: a create that returned a cache needs "reused": the reused prefix in tokens`)
-	case r.Reused != nil && (*r.Reused < 0 || *r.Reused > spec.MaxTokens):
-		return fmt.Errorf("result: reused %d; expected a token count 0..%d", *r.Reused, spec.MaxTokens)
+	case r.Reused != nil && (*r.Reused < 0 || *r.Reused > spec.MaxRealTokens):
+		return fmt.Errorf("result: reused %d; expected a token count 0..%d", *r.Reused, spec.MaxRealTokens)
+	case r.Value != nil && (kind != spec.CacheProbeReuse && kind != spec.CacheAllocatedDraftLen || !ok):
+		return errors.New(`result: "value" belongs only to probe_reuse and to allocated_draft_len with an entry ("ok": true)`)
+	case (kind == spec.CacheProbeReuse || kind == spec.CacheAllocatedDraftLen) && ok && r.Value == nil:
+		return fmt.Errorf(`result: %s with "ok": true needs "value"`, rec.Op)
+	case r.Resize != nil && !kind.IsManagerStep():
+		return fmt.Errorf(`result: "resize" belongs only to the manager steps (update_resources, try_allocate_generation, revert_allocate_generation, prepare_draft_resources), not %s`, rec.Op)
+	}
+	if r.Resize != nil {
+		for _, n := range r.Resize {
+			if n != nil && (*n < 0 || *n > spec.MaxRealTokens) {
+				return fmt.Errorf("result: resize argument %d; expected a token count 0..%d or null", *n, spec.MaxRealTokens)
+			}
+		}
 	}
 	return nil
 }

@@ -245,7 +245,7 @@ func TestMalformedHistories(t *testing.T) {
 		{"string timestamp", strings.Replace(good, `"call":1`, `"call":"1"`, 1), "call:"},
 		{"args on resume", strings.Replace(good, `"result"`, `"args":{"capacity":4},"result"`, 1), "resume takes no arguments"},
 		{"resize without history", `{"rank":0,"pool":"target","request":1,"op":"resize","args":{"capacity":4},"result":{"ok":true},"call":1,"return":2}`, `resize needs "history"`},
-		{"capacity too big", `{"rank":0,"pool":"target","request":1,"op":"resize","args":{"capacity":999,"history":null},"result":{"ok":true},"call":1,"return":2}`, "token count 0..250"},
+		{"capacity too big", `{"rank":0,"pool":"target","request":1,"op":"resize","args":{"capacity":4294967296,"history":null},"result":{"ok":true},"call":1,"return":2}`, "token count 0..2147483648"},
 		{"ok and raise", strings.Replace(good, `{"ok":true}`, `{"ok":true,"raise":"x"}`, 1), `"raise" comes alone`},
 		{"empty result", strings.Replace(good, `{"ok":true}`, `{}`, 1), `expected {"ok": true|false}`},
 		{"create without reused", `{"rank":0,"pool":"target","request":1,"op":"create","args":{"reuse":true,"prompt":12},"result":{"ok":true},"call":1,"return":2}`, `needs "reused"`},
