@@ -268,6 +268,14 @@ func summarize(sp *spec.Spec, steps []Step, firstNumber int) []Line {
 // "[a], [b]" for the batches of two iterations, "[a] → [b]" for a batch
 // changed within one.
 func rankRules(_ []*entityRun, c *chain) []string {
+	if c.key == "Rank.Previous" {
+		// previous_batch = None when the rank had nothing to queue.
+		values := make([]string, len(c.values))
+		for i, v := range c.values {
+			values[i] = map[bool]string{true: "none", false: v}[v == "[]"]
+		}
+		return values
+	}
 	if c.key != spec.KeyBatch {
 		return c.values
 	}

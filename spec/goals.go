@@ -111,3 +111,45 @@ func batchHasDummy(b *Batch, incarnation uint8) bool {
 	}
 	return false
 }
+
+// GoalVetoedGenerationGrowth is reached when a vetoed attention-DP rank
+// holds a generation request the V2 scheduler grew this iteration: the
+// situation _revert_gen_alloc (PR #13104) exists for, so a fix that passes
+// has met it.
+var GoalVetoedGenerationGrowth = GoalDef{
+	Name: "vetoed-generation-growth",
+	Doc:  "a vetoed attention-DP rank has a scheduled generation request whose capacity the V2 scheduler grew",
+	Reached: func(sp *Spec, s *State) bool {
+		for r := uint8(0); r < sp.Config.Ranks; r++ {
+			rank := &s.Ranks[r]
+			if rank.Phase != PhaseQueued || rank.CanQueue || !rank.CanQueueThisRank {
+				continue
+			}
+			for i := 0; i < int(rank.Batch.Count); i++ {
+				if e := rank.Batch.Entries[i]; e.Kind == GenerationStep && e.ID != dummyID && rank.Pools[Target].Caches[e.ID].AllocatedDraft != 0 {
+					return true
+				}
+			}
+		}
+		return false
+	},
+}
+
+// GoalIdleRankIndexMapperFull is reached when an attention-DP rank that
+// must pad (no schedulable request while the fleet has work) finds every
+// IndexMapper slot of its target manager taken: add_dummy_requests returns
+// None there (PR #14286).
+var GoalIdleRankIndexMapperFull = GoalDef{
+	Name: "idle-rank-index-mapper-full",
+	Doc:  "an attention-DP rank with nothing to schedule finds every IndexMapper slot of its target manager taken",
+	Reached: func(sp *Spec, s *State) bool {
+		for r := uint8(0); r < sp.Config.Ranks; r++ {
+			v := s.view(&sp.Config, r)
+			if v.rank.Phase == PhaseFetched && v.rank.ExpectedActive > 0 && v.schedulableCount() == 0 &&
+				v.liveCaches(Target) >= int(sp.Config.indexSlots(Target)) {
+				return true
+			}
+		}
+		return false
+	},
+}
