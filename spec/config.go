@@ -326,6 +326,9 @@ func (c *Config) Validate() error {
 		if int(r.Rank) >= int(c.Ranks) {
 			bad("request %d: routed to rank %d of %d", id, r.Rank, c.Ranks)
 		}
+		if c.MaxSeqLen != 0 && int(r.PromptLen)+int(r.MaxNewTokens) > int(c.MaxSeqLen) {
+			bad("request %d: prompt + new tokens exceed max_seq_len %d", id, c.MaxSeqLen)
+		}
 		if r.ReceivingKV && r.SendingKV {
 			bad("request %d: a request cannot both receive and send its KV", id)
 		}

@@ -39,7 +39,7 @@ var adpContextServer = Config{
 // empty and _can_queue vetoes every forward; rank 1's V2 scheduler grows
 // its generation request at every vetoed iteration and, with no
 // _revert_gen_alloc, the growth accumulates until the capacity no longer
-// fits a row of the host page-index buffer.
+// fits a row of the host page-index buffer (max_seq_len 8: two pages).
 var adpVetoGrowth = Scenario{
 	Name:   "adp-veto-growth",
 	Doc:    "before PR #13104 a vetoed attention-DP iteration keeps the V2 scheduler's generation growth; it accumulates past the page-index row",
@@ -47,6 +47,8 @@ var adpVetoGrowth = Scenario{
 	Config: func() Config {
 		c := adpContextServer
 		c.PreFixes = PreFixSetOf(PreFixNoVetoRevert)
+		c.MaxSeqLen = 8
+		c.Requests = []RequestTemplate{c.Requests[0], {PromptLen: 4, MaxNewTokens: 2, Family: NoFamily, Rank: 1}}
 		return c
 	}(),
 	Goals:   []GoalDef{GoalVetoedGenerationGrowth, GoalAllFinished},
