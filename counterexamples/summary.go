@@ -286,6 +286,17 @@ func summarize(sp *spec.Spec, steps []Step, firstNumber int) []Line {
 // "[a], [b]" for the batches of two iterations, "[a] → [b]" for a batch
 // changed within one.
 func rankRules(_ []*entityRun, c *chain) []string {
+	if c.key == spec.KeyPrevious {
+		// previous_batch = None when the rank had nothing to queue.
+		values := make([]string, len(c.values))
+		for i, v := range c.values {
+			values[i] = v.Value
+			if v.Zero {
+				values[i] = "none"
+			}
+		}
+		return values
+	}
 	if c.key != spec.KeyBatch {
 		return c.texts()
 	}

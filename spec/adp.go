@@ -121,10 +121,12 @@ func (v rankView) addDummyRequest() bool {
 // padAttentionDPDummyRequest is _pad_attention_dp_dummy_request, before
 // scheduling (py_executor.py at 2829508): a rank with no schedulable
 // request (schedulableCount) while the fleet has work adds a generation
-// dummy, if _has_adp_dummy_kv_capacity says it fits. Only with _enable_adp_dummy_fixes and a KV cache
-// transceiver is it registered as _pending_adp_dummy_request (and skipped
-// while a live dummy exists); otherwise it lives until a forward
-// terminates it.
+// dummy, if _has_adp_dummy_kv_capacity says it fits. Only with
+// _enable_adp_dummy_fixes and a KV cache transceiver is it registered as
+// _pending_adp_dummy_request (and skipped while a live dummy exists);
+// otherwise it lives until a forward terminates it. A None from
+// add_dummy_requests leaves the rank unpadded, or, before PR #14286
+// (PreFixDummyNoneUnchecked), raises when the pad indexes it.
 func (v rankView) padAttentionDPDummyRequest() {
 	if !v.cfg.AttentionDP || v.rank.ExpectedActive == 0 || v.schedulableCount() > 0 || v.liveDummy() {
 		return
@@ -135,6 +137,9 @@ func (v rankView) padAttentionDPDummyRequest() {
 	}
 	if !v.addDummyRequest() {
 		v.hit(brAddDummyFailed)
+		if v.cfg.PreFixes.Has(PreFixDummyNoneUnchecked) {
+			v.s.crash(v.r, Target, dummyID, FnAddDummyRequests, ErrDummyNone, 0)
+		}
 		return
 	}
 	v.hit(brPadPreSchedule)

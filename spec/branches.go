@@ -98,6 +98,7 @@ var (
 var (
 	brEarlyFinish        = newBranch("early-finish-eos", "handle_stop_criteria: the environment ends a request at EOS")
 	brMaxTokens          = newBranch("complete-at-max-tokens", "handle_stop_criteria: the request reaches max_tokens")
+	brContextOnlySends   = newBranch("context-only-sends-kv", "_send_kv_async: a context-only request sends its KV, out of active_requests with its caches held")
 	brAcceptedDrafts     = newBranch("accepted-draft-tokens", "SpecSampler.update_requests: accepted draft tokens extend the request")
 	brRetiredDummyObject = newBranch("batch-reads-retired-dummy", "a batch holds an attention-DP dummy object whose ID moved on to a newer dummy")
 	brDisaggReceived     = newBranch("disagg-kv-received", "KV transfer done: the request leaves DISAGG_GENERATION_TRANS_IN_PROGRESS")
@@ -134,7 +135,6 @@ var (
 // keyed "kind name", with the reason. TestEveryMechanismReachedOrExcused
 // keeps it exact: a mechanism reached again must leave this list.
 var coverageExceptions = map[string]string{
-	"branch adp-add-dummy-failed":              "the ADP scenario's target pool always has room for the one-block dummy",
 	"branch context-chunk-rounds-to-zero":      "the scenarios' budgets are multiples of chunk_unit_size",
 	"branch context-unchunked-over-budget":     "every built-in scenario runs chunked prefill",
 	"branch defer-drops-mirror":                "not yet reached: needs a deferred context request whose history passed its pre-resize capacity",
@@ -147,7 +147,6 @@ var coverageExceptions = map[string]string{
 	"branch evict-suspended-to-host":           "no built-in scenario has a host tier",
 	"branch generation-draft-refusal-reverts":  "not yet reached: needs a paired draft pool, or joint-admission with a full draft pool at a generation step",
 	"branch generation-token-budget-stop":      "the scenarios' max_num_tokens always fits the generation requests",
-	"branch index-mapper-full":                 "every built-in scenario has at least as many IndexMapper slots as live requests",
 	"branch max-batch-size-reached":            "no built-in scenario has more schedulable requests than max_batch_size",
 	"branch paired-draft-prepare-failed":       "no built-in scenario has a paired draft pool",
 	"branch paired-reuse-claim-capped":         "no built-in scenario has a paired draft pool",
@@ -174,7 +173,6 @@ var coverageExceptions = map[string]string{
 	"raise history-decreased":                  "no modeled path lowers a history in the built-in scenarios",
 	"raise mirror-missing":                     "needs a draft IndexMapper smaller than the target's; no built-in scenario has one",
 	"raise request-not-in-index-mapper":        "at v1.3.0rc25 a later stage keeps a failed first chunk's cache (suspended, still mapped); pp-stage-divergence at 00746ef reaches it",
-	"raise dummy-none-indexed":                 "only under the pre-fix switch of TensorRT-LLM PR #14286",
 	"raise resize-not-active":                  "unreachable by construction: every modeled caller resumes the cache or checks ACTIVE before resizing; kept to mirror the real assert",
 	"raise revert-generation-failed":           "unreachable by construction: revert_allocate_generation only shrinks, and a shrinking resize allocates nothing so never returns False; kept to mirror the real RuntimeError",
 }

@@ -133,6 +133,12 @@ type RequestTemplate struct {
 	// (DISAGG_GENERATION_TRANS_IN_PROGRESS), active but not schedulable,
 	// until the environment completes the transfer (kv-received).
 	ReceivingKV bool
+	// SendingKV marks a context-only request of a disaggregated context
+	// worker: once its prompt is done it leaves active_requests and sends
+	// its KV (DISAGG_CONTEXT_TRANS_IN_PROGRESS, _send_kv_async), keeping
+	// its caches and IndexMapper slot until the environment completes the
+	// transfer (kv-received), which frees them.
+	SendingKV bool
 }
 
 // LoopKind is the PyExecutor loop a configuration runs.
@@ -263,6 +269,13 @@ type Config struct {
 	// Unset (all 0), the pool is one group of target_blocks / draft_blocks.
 	TargetPoolGroups [MaxPoolGroups]uint32 `kv:"target_pool_groups" doc:"slots of each pool group of the target pool (the smallest binds; 0 = one group of target_blocks)"`
 	DraftPoolGroups  [MaxPoolGroups]uint32 `kv:"draft_pool_groups" doc:"slots of each pool group of the draft pool (the smallest binds; 0 = one group of draft_blocks)"`
+	// MaxSeqLen is max_seq_len: the host page-index buffer of
+	// KVCacheManagerV2 holds max_blocks_per_seq page indices per request,
+	// ceil(max_seq_len / tokens_per_block) (0: the longest request of the
+	// configuration as pools are sized, see maxBlocksPerSeq). A capacity
+	// beyond it overflows the request's row (the _revert_gen_alloc
+	// docstring, py_executor.py at 2829508).
+	MaxSeqLen uint32 `kv:"max_seq_len" doc:"max_seq_len; the page-index buffer row holds its pages (0 = the longest request)"`
 	// PreFixes are the historical bugs put back (see PreFix): the default,
 	// none, is the code of the seed reports.
 	PreFixes PreFixes `kv:"pre_fix" doc:"historical bugs put back, comma-separated (none = the code of the seed reports)"`
@@ -377,6 +390,12 @@ func (c *Config) validate(compact bool) error {
 		if int(r.Rank) >= int(c.Ranks) {
 			bad("request %d: routed to rank %d of %d", id, r.Rank, c.Ranks)
 		}
+		if c.MaxSeqLen != 0 && int(r.PromptLen)+int(r.MaxNewTokens) > int(c.MaxSeqLen) {
+			bad("request %d: prompt + new tokens exceed max_seq_len %d", id, c.MaxSeqLen)
+		}
+		if r.ReceivingKV && r.SendingKV {
+			bad("request %d: a request cannot both receive and send its KV", id)
+		}
 		if c.Loop == PipelineLoop && r.Rank != 0 {
 			bad("request %d: under pipeline parallelism requests enter at rank 0", id)
 		}
@@ -385,11 +404,7 @@ func (c *Config) validate(compact bool) error {
 	// creator requires max_seq_len to fit; smaller pools are not a
 	// configuration the real engine starts with.
 	if c.TokensPerBlock > 0 {
-		longest := 0
-		for _, r := range c.Requests {
-			longest = max(longest, int(r.PromptLen)+int(r.MaxNewTokens)+2*int(c.MaxDraftLen)+int(c.ExtraKVTokens)+1)
-		}
-		need := (longest + int(c.TokensPerBlock) - 1) / int(c.TokensPerBlock)
+		need := c.longestRequestBlocks()
 		for _, pool := range []struct {
 			name   string
 			blocks uint32
@@ -427,6 +442,28 @@ func (c *Config) validate(compact bool) error {
 		return fmt.Errorf("invalid configuration: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// longestRequestBlocks is the pages the longest request needs at its
+// longest (prompt, new tokens, twice the draft width, extra tokens and the
+// token being generated): every pool must hold it, as the engine's KV cache
+// creator requires max_seq_len to fit.
+func (c *Config) longestRequestBlocks() int {
+	longest := 0
+	for _, r := range c.Requests {
+		longest = max(longest, int(r.PromptLen)+int(r.MaxNewTokens)+2*int(c.MaxDraftLen)+int(c.ExtraKVTokens)+1)
+	}
+	return (longest + int(c.TokensPerBlock) - 1) / int(c.TokensPerBlock)
+}
+
+// maxBlocksPerSeq is the row length of the host page-index buffer:
+// ceil(max_seq_len / tokens_per_block), or the longest request's pages
+// when max_seq_len is not set.
+func (c *Config) maxBlocksPerSeq() int {
+	if c.MaxSeqLen != 0 {
+		return (int(c.MaxSeqLen) + int(c.TokensPerBlock) - 1) / int(c.TokensPerBlock)
+	}
+	return c.longestRequestBlocks()
 }
 
 // blocksFor is ceil(tokens / tokens_per_block): the block count the core

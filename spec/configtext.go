@@ -184,6 +184,9 @@ func formatRequest(r RequestTemplate) string {
 	if r.ReceivingKV {
 		line += " receiving_kv=true"
 	}
+	if r.SendingKV {
+		line += " sending_kv=true"
+	}
 	return line
 }
 
@@ -283,7 +286,8 @@ func configKeys() string {
 }
 
 // parseRequest parses "request prompt=12 new=4 family=0 shared=8 rank=0
-// receiving_kv=false"; family, shared, rank and receiving_kv are optional
+// receiving_kv=false sending_kv=false"; family, shared, rank, receiving_kv
+// and sending_kv are optional
 // (none, 0, 0, false).
 func parseRequest(line string) (RequestTemplate, error) {
 	r := RequestTemplate{Family: NoFamily}
@@ -301,12 +305,16 @@ func parseRequest(line string) (RequestTemplate, error) {
 		if key == "family" && value == "none" {
 			continue
 		}
-		if key == "receiving_kv" {
+		if key == "receiving_kv" || key == "sending_kv" {
 			b, err := strconv.ParseBool(value)
 			if err != nil {
-				return r, fmt.Errorf("request: receiving_kv: expected true or false, got %q", value)
+				return r, fmt.Errorf("request: %s: expected true or false, got %q", key, value)
 			}
-			r.ReceivingKV = b
+			if key == "receiving_kv" {
+				r.ReceivingKV = b
+			} else {
+				r.SendingKV = b
+			}
 			continue
 		}
 		limit := 255
@@ -329,7 +337,7 @@ func parseRequest(line string) (RequestTemplate, error) {
 		case "rank":
 			r.Rank = uint8(n)
 		default:
-			return r, fmt.Errorf("request: unknown argument %q; expected prompt, new, family, shared, rank, receiving_kv", key)
+			return r, fmt.Errorf("request: unknown argument %q; expected prompt, new, family, shared, rank, receiving_kv, sending_kv", key)
 		}
 	}
 	if !got["prompt"] || !got["new"] {

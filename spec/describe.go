@@ -30,6 +30,7 @@ const (
 	KeyPipelineBatch     FieldKey = "PipelineIteration.Batch"
 	KeyPhase             FieldKey = "Rank.Phase"
 	KeyBatch             FieldKey = "Rank.Batch"
+	KeyPrevious          FieldKey = "Rank.Previous"
 	KeyPipelinePos       FieldKey = "Rank.PipelinePos"
 	KeyRequestIncarn     FieldKey = "Request.Incarnation"
 	KeyPosition          FieldKey = "Request.Position"

@@ -14,7 +14,7 @@ func TestFieldKeys(t *testing.T) {
 	for _, v := range []any{State{}, Rank{}, Pool{}, Cache{}, Request{}, Batch{}, Crash{}, PipelineIteration{}} {
 		types[typeName(reflect.TypeOf(v))] = reflect.TypeOf(v)
 	}
-	keys := []FieldKey{KeyArrived, KeyPipelineLen, KeyCrash, KeyPipelineBatch, KeyPhase, KeyBatch, KeyPipelinePos,
+	keys := []FieldKey{KeyArrived, KeyPipelineLen, KeyCrash, KeyPipelineBatch, KeyPhase, KeyBatch, KeyPrevious, KeyPipelinePos,
 		KeyRequestIncarn, KeyPosition, KeyDraftPosition, KeyPreResizeCapacity, KeyRequestFlags, KeyCacheIncarn, KeyPoolTree}
 	for k := range fieldWords {
 		keys = append(keys, k)

@@ -30,11 +30,18 @@ func (sp *Spec) activate(rank *Rank, id uint8) {
 	*req = Request{State: state, Incarnation: req.Incarnation + 1, Prompt: uint8(t.PromptLen)}
 }
 
-// receiveKV is the disaggregated KV transfer completing for request id: the
-// request leaves DISAGG_GENERATION_TRANS_IN_PROGRESS with the context
-// server's first token and draft tokens, ready to generate.
+// receiveKV is the disaggregated KV transfer completing for request id: a
+// receiving request leaves DISAGG_GENERATION_TRANS_IN_PROGRESS with the
+// context server's first token and draft tokens, ready to generate; a
+// sending context-only request's send completes and its caches are freed
+// (the async transfer manager's release, disagg.reap_context_sends).
 func (sp *Spec) receiveKV(s *State, a *Action) {
 	r := &s.Ranks[a.Rank].Requests[a.ID]
+	if r.State == DisaggContextTransmission {
+		sp.view(s, a.Rank).freeResources(a.ID)
+		r.State = Finished
+		return
+	}
 	sp.hit(brDisaggReceived)
 	r.State = GenerationInProgress
 	r.NumTokens = r.Prompt + 1

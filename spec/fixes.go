@@ -98,6 +98,33 @@ var (
 		Config:  (*Config).equalizeStagePools})
 )
 
+// Historical bugs: the code of the seed reports has their fix; each
+// pre-fix switch puts the bug back, and its fix (the PR) takes it out
+// again. Declared after the fixes above, so fix-set names keep their order.
+var (
+	// PreFixNoVetoRevert is the code before TensorRT-LLM PR #13104: with
+	// attention DP a vetoed iteration (_can_queue False) skips the forward
+	// but keeps the generation growth KVCacheV2Scheduler made, so it
+	// accumulates across skipped iterations until it overflows the
+	// request's row of the host page-index buffer (the _revert_gen_alloc
+	// docstring, py_executor.py at 2829508). FixRevertOnVeto is the PR:
+	// PyExecutor._revert_gen_alloc.
+	PreFixNoVetoRevert, FixRevertOnVeto = defineHistoricalBug(PreFixInfo{Name: "no-veto-revert", PR: "PR #13104",
+		Before: "a vetoed attention-DP iteration keeps the generation growth the V2 scheduler made",
+		Fix:    "revert-on-veto", After: "_revert_gen_alloc reverts the V2 scheduler's generation growth when the forward is vetoed"})
+	// PreFixDummyNoneUnchecked is the code before TensorRT-LLM PR #14286
+	// (and #17801): _pad_attention_dp_dummy_request indexes what
+	// add_dummy_requests returns, which is None when the IndexMapper has no
+	// free slot (for instance while disaggregated transfers hold them), so
+	// the pad raises TypeError. FixCheckDummyNone is the PR: a None result
+	// leaves the rank with an empty batch and the fleet retries
+	// ("Both KV cache managers report allocation failure by returning None",
+	// py_executor.py at 2829508).
+	PreFixDummyNoneUnchecked, FixCheckDummyNone = defineHistoricalBug(PreFixInfo{Name: "dummy-none-unchecked", PR: "PR #14286 / #17801",
+		Before: "_pad_attention_dp_dummy_request indexes add_dummy_requests' None result (IndexMapper saturated)",
+		Fix:    "check-dummy-none", After: "a None from add_dummy_requests leaves an empty batch and the fleet retries"})
+)
+
 func (f Fix) info() *FixInfo { return &fixRegistry[f] }
 
 func (f Fix) String() string { return f.info().Name }

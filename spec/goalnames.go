@@ -6,8 +6,19 @@ import (
 )
 
 // allGoals lists every goal a scenario may name, so scenario files can
-// name them.
-var allGoals = []*GoalDef{&GoalAllFinished, &GoalPrefixSharing, &GoalDraftPoolFull, &GoalDummyRolledBackWhilePeerDeferred}
+// name them: each goal is declared once, with defineGoal.
+var allGoals []*GoalDef
+
+// defineGoal declares a goal and returns it.
+func defineGoal(g GoalDef) GoalDef {
+	for _, other := range allGoals {
+		if other.Name == g.Name {
+			panic("spec: goal " + g.Name + " declared twice")
+		}
+	}
+	allGoals = append(allGoals, &g)
+	return g
+}
 
 // GoalNames returns the names of every goal, in a stable order.
 func GoalNames() []string {

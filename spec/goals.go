@@ -27,16 +27,16 @@ func (sp *Spec) Goals() []model.Goal[State] {
 // GoalAllFinished is reached when every request completed and was freed:
 // the engine made progress (a fix that only blocks requests never reaches
 // it).
-var GoalAllFinished = GoalDef{
+var GoalAllFinished = defineGoal(GoalDef{
 	Name:    "all-requests-finished",
 	Doc:     "every request of the scenario completes and is freed",
 	Reached: func(sp *Spec, s *State) bool { return !s.Crash.Happened && sp.allFinished(s) },
-}
+})
 
 // GoalPrefixSharing is reached when block reuse made a target pool hold
 // fewer pages than its live caches' blocks add up to: prefix blocks shared
 // by several live requests are held once.
-var GoalPrefixSharing = GoalDef{
+var GoalPrefixSharing = defineGoal(GoalDef{
 	Name: "prefix-sharing-saves-target-blocks",
 	Doc:  "block reuse made the target pool hold fewer pages than the sum of its live caches' blocks",
 	Reached: func(sp *Spec, s *State) bool {
@@ -55,13 +55,13 @@ var GoalPrefixSharing = GoalDef{
 		}
 		return false
 	},
-}
+})
 
 // GoalDraftPoolFull is reached when a draft pool has no page left to give
 // (no free page, no droppable tree block): the scenario drives the draft
 // pool into the pressure the seed report describes, so a fix that passes
 // has really handled a full draft pool.
-var GoalDraftPoolFull = GoalDef{
+var GoalDraftPoolFull = defineGoal(GoalDef{
 	Name: "draft-pool-full",
 	Doc:  "a draft pool runs out of pages (no free page and no droppable reuse block)",
 	Reached: func(sp *Spec, s *State) bool {
@@ -73,13 +73,13 @@ var GoalDraftPoolFull = GoalDef{
 		}
 		return false
 	},
-}
+})
 
 // GoalDummyRolledBackWhilePeerDeferred is reached when a rank rolled back
 // its pending attention-DP dummy after a veto while it defers a previous
 // batch that held an earlier dummy under the same ID: seed 003's
 // interleaving, which the fix must survive, not avoid.
-var GoalDummyRolledBackWhilePeerDeferred = GoalDef{
+var GoalDummyRolledBackWhilePeerDeferred = defineGoal(GoalDef{
 	Name: "dummy-rolled-back-while-peer-deferred",
 	Doc:  "a dummy was rolled back on a vetoed rank that defers a previous batch holding an earlier dummy",
 	Reached: func(sp *Spec, s *State) bool {
@@ -100,7 +100,7 @@ var GoalDummyRolledBackWhilePeerDeferred = GoalDef{
 		}
 		return false
 	},
-}
+})
 
 // batchHasDummy reports whether b holds the dummy incarnation.
 func batchHasDummy(b *Batch, incarnation uint8) bool {
@@ -111,3 +111,45 @@ func batchHasDummy(b *Batch, incarnation uint8) bool {
 	}
 	return false
 }
+
+// GoalVetoedGenerationGrowth is reached when a vetoed attention-DP rank
+// holds a generation request the V2 scheduler grew this iteration: the
+// situation _revert_gen_alloc (PR #13104) exists for, so a fix that passes
+// has met it.
+var GoalVetoedGenerationGrowth = defineGoal(GoalDef{
+	Name: "vetoed-generation-growth",
+	Doc:  "a vetoed attention-DP rank has a scheduled generation request whose capacity the V2 scheduler grew",
+	Reached: func(sp *Spec, s *State) bool {
+		for r := uint8(0); r < sp.Config.Ranks; r++ {
+			rank := &s.Ranks[r]
+			if rank.Phase != PhaseQueued || rank.CanQueue || !rank.CanQueueThisRank {
+				continue
+			}
+			for i := 0; i < int(rank.Batch.Count); i++ {
+				if e := rank.Batch.Entries[i]; e.Kind == GenerationStep && e.ID != dummyID && rank.Pools[Target].Caches[e.ID].AllocatedDraft != 0 {
+					return true
+				}
+			}
+		}
+		return false
+	},
+})
+
+// GoalIdleRankIndexMapperFull is reached when an attention-DP rank that
+// must pad (no schedulable request while the fleet has work) finds every
+// IndexMapper slot of its target manager taken: add_dummy_requests returns
+// None there (PR #14286).
+var GoalIdleRankIndexMapperFull = defineGoal(GoalDef{
+	Name: "idle-rank-index-mapper-full",
+	Doc:  "an attention-DP rank with nothing to schedule finds every IndexMapper slot of its target manager taken",
+	Reached: func(sp *Spec, s *State) bool {
+		for r := uint8(0); r < sp.Config.Ranks; r++ {
+			v := s.view(&sp.Config, r)
+			if v.rank.Phase == PhaseFetched && v.rank.ExpectedActive > 0 && v.schedulableCount() == 0 &&
+				v.liveCaches(Target) >= int(sp.Config.indexSlots(Target)) {
+				return true
+			}
+		}
+		return false
+	},
+})

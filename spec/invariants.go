@@ -52,6 +52,11 @@ func (sp *Spec) Invariants() []model.Invariant[State] {
 			Check: sp.checkIndexSlots,
 		},
 		{
+			Name:  InvPageIndexRow,
+			Doc:   "no cache has more pages than a row of the host page-index buffer holds (max_blocks_per_seq)",
+			Check: sp.checkPageIndexRow,
+		},
+		{
 			Name:  InvRanksAgree,
 			Doc:   "ranks agree on every collective's outcome: expected_num_active_requests and can_queue under attention DP, the handled batches under pipeline parallelism (reference I10)",
 			Check: sp.checkRanksAgree,
@@ -186,7 +191,7 @@ func (sp *Spec) checkPoolConservation(s *State) *model.Failure {
 func (sp *Spec) checkNoLeakedCache(s *State) *model.Failure {
 	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
 		req := v.request(id)
-		live := req.State.isActive()
+		live := req.State.isActive() || req.State == DisaggContextTransmission
 		if live && req.Incarnation == c.Incarnation {
 			return nil
 		}

@@ -12,6 +12,9 @@ package spec
 func (sp *Spec) scheduleOverlap(s *State, r uint8) {
 	v := sp.view(s, r)
 	v.padAttentionDPDummyRequest()
+	if s.Crash.Happened {
+		return
+	}
 	v.setPlaceholderDrafts()
 	v.scheduleRequest(sp.Fixes)
 	if s.Crash.Happened {
@@ -23,14 +26,15 @@ func (sp *Spec) scheduleOverlap(s *State, r uint8) {
 
 // prepareOverlap is the part of the overlap loop between _can_queue and
 // the forward: when the batch is queued, _handle_dynamic_draft_len and
-// ResourceManager.prepare_resources; when vetoed, _revert_gen_alloc; then
+// ResourceManager.prepare_resources; when vetoed, _revert_gen_alloc (not
+// before PR #13104: PreFixNoVetoRevert); then
 // _finalize_adp_dummy_allocation(can_queue).
 func (sp *Spec) prepareOverlap(s *State, r uint8) {
 	v := sp.view(s, r)
 	if v.rank.CanQueue {
 		v.padDynamicDraftLen(&v.rank.Batch)
 		v.prepareDraftResources(sp.Fixes)
-	} else {
+	} else if !v.cfg.PreFixes.Has(PreFixNoVetoRevert) {
 		v.revertGenAlloc()
 	}
 	if s.Crash.Happened {

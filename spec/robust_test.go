@@ -42,12 +42,17 @@ func randomConfig(rng *rand.Rand) (Config, bool) {
 	if cfg.Loop == PipelineLoop && rng.IntN(2) == 0 {
 		cfg.StageTargetBlocks[rng.IntN(int(cfg.Ranks))] = uint32(1 + rng.IntN(24))
 	}
+	cfg.PreFixes = PreFixes(rng.Uint32()) & (1<<len(preFixRegistry) - 1)
+	if cfg.HostTier && rng.IntN(2) == 0 {
+		cfg.HostBlocks = uint32(rng.IntN(6))
+	}
 	for range 1 + rng.IntN(4) {
 		r := RequestTemplate{
 			PromptLen:    uint32(1 + rng.IntN(20)),
 			MaxNewTokens: uint32(1 + rng.IntN(5)),
 			Family:       NoFamily,
 			ReceivingKV:  rng.IntN(5) == 0,
+			SendingKV:    rng.IntN(8) == 0,
 		}
 		if rng.IntN(2) == 0 {
 			r.Family = uint8(rng.IntN(2))

@@ -61,8 +61,10 @@ func (v rankView) updateRequestStates(b *Batch) {
 // a finished prompt gets its first token and [1] * draft_len placeholder
 // drafts; a generation entry gains 1 + accepted tokens, and
 // py_num_accepted_draft_tokens is set; handle_stop_criteria completes a
-// request at max_tokens or, if the environment chose it, at EOS. Requests
-// already GENERATION_COMPLETE are skipped.
+// request at max_tokens or, if the environment chose it, at EOS. A
+// context-only request (SendingKV) turns DISAGG_CONTEXT_TRANS_IN_PROGRESS
+// with its first token (_send_kv_async) and leaves active_requests, keeping
+// its caches. Requests already GENERATION_COMPLETE are skipped.
 func (v rankView) applySample(b *Batch) {
 	for i := 0; i < int(b.Count); i++ {
 		e := &b.Entries[i]
@@ -90,7 +92,10 @@ func (v rankView) applySample(b *Batch) {
 			r.Accepted = e.Accepted
 			r.DraftLen = uint8(v.cfg.MaxDraftLen)
 		}
-		if int(r.NumTokens) >= limit {
+		if e.Kind == ContextChunk && e.ID != dummyID && v.cfg.template(e.ID).SendingKV {
+			v.hit(brContextOnlySends)
+			r.State = DisaggContextTransmission
+		} else if int(r.NumTokens) >= limit {
 			v.hit(brMaxTokens)
 			r.State = GenerationComplete
 		} else if e.EOS {

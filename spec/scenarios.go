@@ -254,7 +254,7 @@ var ppStageDivergence = func() Scenario {
 
 // builtinScenarios lists every built-in scenario in the order `kvcheck
 // check` runs them.
-var builtinScenarios = []*Scenario{&draftAdmission, &draftAdmissionResume, &draftViewLag, &adpDummyLeak, &ppHistoryCapacity, &ppStageDivergence}
+var builtinScenarios = []*Scenario{&draftAdmission, &draftAdmissionResume, &draftViewLag, &adpDummyLeak, &ppHistoryCapacity, &ppStageDivergence, &adpVetoGrowth, &adpDummyNone}
 
 // Scenarios returns the built-in scenarios.
 func Scenarios() []*Scenario { return builtinScenarios }

@@ -76,7 +76,7 @@ func (sp *Spec) Actions(s *State, out []Action) []Action {
 	}
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		for id := uint8(1); id < MaxIDs; id++ {
-			if s.Ranks[r].Requests[id].State == DisaggTransmission && s.Ranks[r].Phase == PhaseIdle {
+			if st := s.Ranks[r].Requests[id].State; (st == DisaggTransmission || st == DisaggContextTransmission) && s.Ranks[r].Phase == PhaseIdle {
 				out = append(out, Action{Kind: ActReceiveKV, Rank: r, ID: id})
 			}
 		}

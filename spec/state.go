@@ -49,10 +49,14 @@ const (
 	// DisaggTransmission: DISAGG_GENERATION_TRANS_IN_PROGRESS, receiving KV:
 	// active but not schedulable.
 	DisaggTransmission
+	// DisaggContextTransmission: DISAGG_CONTEXT_TRANS_IN_PROGRESS, a
+	// context-only request sending its KV: out of active_requests, its
+	// caches still held until the transfer completes.
+	DisaggContextTransmission
 )
 
 func (s RequestState) String() string {
-	return [...]string{"not-arrived", "context", "generation", "complete", "finished", "disagg-init", "receiving-kv"}[s]
+	return [...]string{"not-arrived", "context", "generation", "complete", "finished", "disagg-init", "receiving-kv", "sending-kv"}[s]
 }
 
 // isActive reports whether a request in state s is in active_requests.
