@@ -137,7 +137,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if opts.json {
 		derivation = stderr
 	}
-	variants, err := selection{opts.scenarios, opts.fixes, opts.configs}.variants(derivation)
+	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "check"}.variants(derivation)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage

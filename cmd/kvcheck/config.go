@@ -14,6 +14,8 @@ import (
 // fuzz select.
 type selection struct {
 	scenarios, fixes, configs []string
+	// command is the subcommand ("check", "fuzz"), for reproduce lines.
+	command string
 }
 
 // variants expands a selection: the built-in scenarios named (all of them
@@ -39,7 +41,7 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 	for _, path := range s.configs {
 		f, err := configfile.Load(path)
 		if err != nil {
-			return nil, fmt.Errorf("--config: %v", err)
+			return nil, fmt.Errorf("--config: %v\nreproduce: %s %s --config %s", err, commandName(), s.command, path)
 		}
 		printDerivation(w, f)
 		sources = append(sources, source{sc: f.Scenario, path: path})

@@ -115,7 +115,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	if opts.json {
 		derivation = stderr
 	}
-	variants, err := selection{opts.scenarios, opts.fixes, opts.configs}.variants(derivation)
+	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "fuzz"}.variants(derivation)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage

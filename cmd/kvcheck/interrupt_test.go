@@ -104,3 +104,50 @@ func TestFuzzTimeIsTheWholeRun(t *testing.T) {
 		t.Errorf("the variants walked %.2fs in all under --time 1s", total)
 	}
 }
+
+// TestCheckSIGINTSaysIncomplete: SIGINT during a long exhaustive check
+// (its progress line on stderr says it is running) ends it with exit 130,
+// the variant reported incomplete and interrupted, never ok.
+func TestCheckSIGINTSaysIncomplete(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "big.txt")
+	os.WriteFile(config, []byte(`tokens_per_block=4 max_draft_len=1 kv_reserve_draft_tokens=1 max_batch_size=4 max_num_tokens=8
+enable_chunked_prefill=true chunk_unit_size=4 target_blocks=12 draft_blocks=12 target_index_slots=5 draft_index_slots=5
+max_util_for_resume=100 enable_recompute_pause=true enable_block_reuse=true draft_pool=unpaired early_finish=true ranks=1
+request prompt=12 new=6 family=0 shared=8
+request prompt=12 new=6 family=0 shared=8
+request prompt=12 new=6 family=1 shared=4
+request prompt=8 new=6 family=1 shared=4
+`), 0o644)
+	cmd := exec.Command(os.Args[0], "check", "--config", config, "--fix", "joint-admission", "--workers", "1", "--progress")
+	cmd.Env = append(os.Environ(), "KVCHECK_TEST_MAIN=1")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	lines := bufio.NewScanner(pipe)
+	var progress string
+	for lines.Scan() {
+		if strings.Contains(lines.Text(), " states/s, depth ") {
+			progress = lines.Text()
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	for lines.Scan() {
+	}
+	cmd.Wait()
+	text := out.String()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || progress == "" ||
+		!strings.Contains(text, "kvcheck check: interrupted by SIGINT after 1 of 1 variants") ||
+		!strings.Contains(text, "big (joint-admission): expected ok; interrupted by SIGINT after ") ||
+		!strings.Contains(text, " incomplete ") {
+		t.Fatalf("exit %d, progress %q\n%s", code, progress, text)
+	}
+}

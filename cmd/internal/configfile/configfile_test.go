@@ -152,3 +152,53 @@ func TestErrorsNameFileLineAndForm(t *testing.T) {
 // seedDeployment is the README's example: seed 000's deployment as
 // TensorRT-LLM options with a kvcheck: section.
 const seedDeployment = "../../../docs/examples/seed000-deployment.yaml"
+
+// TestDerivation: each TensorRT-LLM option read lands on the setting the
+// mapping says, and the mapping names it.
+func TestDerivation(t *testing.T) {
+	const one = "kvcheck:\n  requests: [{prompt_pages: 2, new_tokens: 2}]\n"
+	const two = "kvcheck:\n  requests: [{prompt_pages: 2, new_tokens: 2}, {prompt_pages: 2, new_tokens: 2, rank: 1}]\n"
+	tests := []struct {
+		name, text string
+		check      func(c *spec.Config) bool
+		mapped     string
+	}{
+		{"attention DP", "enable_attention_dp: true\ntensor_parallel_size: 4\n" + two,
+			func(c *spec.Config) bool { return c.AttentionDP && c.Ranks == 2 && c.Loop == spec.OverlapLoop },
+			"tensor_parallel_size: 4"},
+		{"no overlap", "disable_overlap_scheduler: true\n" + one,
+			func(c *spec.Config) bool { return c.Loop == spec.NonOverlapLoop && c.Ranks == 1 }, "disable_overlap_scheduler: true"},
+		{"disaggregated", "cache_transceiver_config:\n  backend: NIXL\nenable_attention_dp: true\ntensor_parallel_size: 2\n" + two,
+			func(c *spec.Config) bool { return c.KVTransceiver }, "cache_transceiver_config"},
+		{"ngram", "speculative_config:\n  decoding_type: NGram\n  max_draft_len: 2\n" + one,
+			func(c *spec.Config) bool { return c.DraftPool == spec.NoDraftPool && c.MaxDraftLen == 2 }, "decoding_type: NGram"},
+		{"long drafts", "speculative_config:\n  decoding_type: Eagle3\n  max_draft_len: 5\n" + one,
+			func(c *spec.Config) bool { return c.DraftPool == spec.UnpairedDraftPool && c.MaxDraftLen == 3 }, "max_draft_len: 5"},
+		{"no chunking", "enable_chunked_prefill: false\n" + one,
+			func(c *spec.Config) bool { return !c.ChunkedPrefill && c.MaxNumTokens >= 8 }, "enable_chunked_prefill: false"},
+		{"stages and host", "pipeline_parallel_size: 2\nkv_cache_config:\n  host_cache_size: 1000000\n" +
+			"kvcheck:\n  target_pages: 10\n  stage_target_pages: [10, 9]\n  host_pages: 3\n  requests: [{prompt_pages: 2, new_tokens: 2}]\n",
+			func(c *spec.Config) bool {
+				return c.Loop == spec.PipelineLoop && c.StageTargetBlocks[0] == 10 && c.StageTargetBlocks[1] == 9 && c.HostTier && c.HostBlocks == 3
+			}, "kvcheck.stage_target_pages"},
+	}
+	for _, tt := range tests {
+		f, err := Parse(tt.name+".yaml", []byte(tt.text))
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		found := false
+		for _, m := range f.Mapping {
+			found = found || strings.Contains(m.Option, tt.mapped)
+		}
+		if !tt.check(&f.Scenario.Config) || !found {
+			t.Errorf("%s: mapped %v (%q named: %v):\n%s", tt.name, f.Mapping, tt.mapped, found, spec.FormatConfig(&f.Scenario.Config))
+		}
+	}
+	f, err := Parse("v1.yaml", []byte("kv_cache_config:\n  use_kv_cache_manager_v2: false\n  enable_partial_reuse: true\n"+one))
+	if err != nil || len(f.Warnings) != 2 || !strings.Contains(strings.Join(f.Warnings, "\n"), "kv_cache_config.enable_partial_reuse (line 3)") ||
+		!strings.Contains(strings.Join(f.Warnings, "\n"), "selects the V1 manager") {
+		t.Errorf("warnings %v, %v", f.Warnings, err)
+	}
+}

@@ -331,10 +331,19 @@ func (d *deriver) derive(options []field) error {
 		}
 		d.emit(d.ks.has["draft_pages"].line, "draft pool pages", why, fmt.Sprintf("draft_blocks=%d", draft))
 	}
-	if n, given, err := d.sectionInt("last_stage_target_pages", 0, 0, 250); err != nil {
-		return err
-	} else if given {
-		d.emit(d.ks.has["last_stage_target_pages"].line, "kvcheck.last_stage_target_pages", "the last pipeline stage's own target pool", fmt.Sprintf("last_stage_target_blocks=%d", n))
+	for _, k := range []struct{ key, setting, why string }{
+		{"stage_target_pages", "stage_target_blocks", "each pipeline stage's own target pool, stage 0 first (0 = target_pages): the last stage splits its budget with the MTP layers"},
+		{"stage_draft_pages", "stage_draft_blocks", "each pipeline stage's own draft pool, stage 0 first (0 = draft_pages)"},
+	} {
+		fl, ok := ks.has[k.key]
+		if !ok {
+			continue
+		}
+		pages, err := d.r.intList(fl, 0, 250, spec.MaxRanks)
+		if err != nil {
+			return err
+		}
+		d.emit(fl.line, "kvcheck."+k.key, k.why, k.setting+"="+joinInts(pages))
 	}
 	slots, given, err := d.sectionInt("index_slots", batch+1, 1, 250)
 	if err != nil {
@@ -359,7 +368,15 @@ func (d *deriver) derive(options []field) error {
 		if err != nil {
 			return err
 		}
-		d.emit(fl.line, fmt.Sprintf("kv_cache_config.host_cache_size: %d", n), "a host tier exists when it is above 0", fmt.Sprintf("host_tier=%v", n > 0))
+		settings := []string{fmt.Sprintf("host_tier=%v", n > 0)}
+		why := "a host tier exists when it is above 0; as many host pages as GPU pages (kvcheck.host_pages to change it)"
+		if hp, given, err := d.sectionInt("host_pages", 0, 0, 250); err != nil {
+			return err
+		} else if given && n > 0 {
+			settings = append(settings, fmt.Sprintf("host_blocks=%d", hp))
+			why = "a host tier exists when it is above 0, of kvcheck.host_pages pages"
+		}
+		d.emit(fl.line, fmt.Sprintf("kv_cache_config.host_cache_size: %d", n), why, settings...)
 	}
 	if fl, ok := d.option("max_seq_len"); ok {
 		d.emit(fl.line, "max_seq_len: "+fl.node.Value, "bounds the real prompts; the model's are kvcheck.requests")
@@ -393,4 +410,13 @@ func (d *deriver) derive(options []field) error {
 		d.emit(r.line, fmt.Sprintf("kvcheck.requests[%d]", i), "pages of the model's tokens_per_block", line)
 	}
 	return nil
+}
+
+// joinInts is "10,9".
+func joinInts(xs []int64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ",")
 }

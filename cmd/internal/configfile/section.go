@@ -36,7 +36,7 @@ type request struct {
 
 // sectionKeys documents every key of the kvcheck: section.
 var sectionKeys = []string{"name", "doc", "report", "goals", "variants", "depth", "max_states",
-	"tokens_per_block", "target_pages", "draft_pages", "last_stage_target_pages", "index_slots",
+	"tokens_per_block", "target_pages", "draft_pages", "stage_target_pages", "stage_draft_pages", "host_pages", "index_slots",
 	"max_batch_size", "chunk_pages", "ranks", "draft_pool", "draft_view", "version",
 	"recompute_pause", "early_finish", "max_num_active_requests", "requests", "config"}
 

@@ -105,3 +105,19 @@ func (f *reader) stringList(fl field) ([]string, error) {
 	}
 	return out, nil
 }
+
+// intList reads a list of at most maxLen integers in lo..hi.
+func (f *reader) intList(fl field, lo, hi int64, maxLen int) ([]int64, error) {
+	if fl.node.Kind != yaml.SequenceNode || len(fl.node.Content) == 0 || len(fl.node.Content) > maxLen {
+		return nil, f.errAt(fl.line, "%s: expected a list of 1..%d integers like [10, 9], got %s", fl.key, maxLen, kindName(fl.node))
+	}
+	var out []int64
+	for _, item := range fl.node.Content {
+		n, err := f.intValue(field{key: fl.key, line: item.Line, node: item}, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
