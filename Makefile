@@ -63,3 +63,11 @@ fuzz-ci:
 # coverage and throughput on the pool model (Markdown tables; not in CI).
 compare:
 	$(GO) run ./fuzz/compare
+
+# bench-spin: kvcheck against SPIN (exact, -DHC4, bitstate) on the pool
+# benchmark model and its Promela twin model/poolbench/pool.pml, alternating
+# in one run, medians of BENCH_ROUNDS rounds (not in CI; needs spin and gcc).
+BENCH_ROUNDS ?= 5
+.PHONY: bench-spin bench-scale
+bench-spin:
+	$(GO) run ./model/poolbench/cmd/benchspin -rounds $(BENCH_ROUNDS)
