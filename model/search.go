@@ -195,7 +195,9 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 		}
 		chunk := (len(s.round) + len(s.workers) - 1) / len(s.workers)
 		s.parallel(func(w int) { s.expand(s.workers[w], s.chunkOf(w, chunk), atBound) })
-		s.parallel(s.insert)
+		if len(s.workers) > 1 { // a single worker inserted as it expanded
+			s.parallel(s.insert)
+		}
 		if at, stop := s.assign(depth, chunk); stop {
 			if s.stopped && s.violations[0].Depth > int(depth) {
 				s.preferDeadlock(at + 1)
@@ -270,7 +272,11 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 // addCandidates appends to w.candidates the successors of st through
 // w.actions that are not stored yet, with their invariant failures and the
 // goals among goals they reach. The successors are computed first and
-// looked up together, so that the lookups' cache misses overlap.
+// looked up together, so that the lookups' cache misses overlap. A single
+// worker inserts them at once (its order is frontier order), and drops
+// the ones already inserted in this round. With Liveness, a successor
+// first reached earlier in the round, by a candidate, is a candidate with
+// no encoding, so that resolve fills in its index.
 func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 	n := len(w.actions)
 	if cap(w.successors) < n {
@@ -282,19 +288,29 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 		w.successors[k] = s.spec.Next(st, a)
 		w.fps[k] = s.spec.Fingerprint(&w.successors[k])
 	}
+	direct := len(s.workers) == 1
 	for k, fp := range w.fps {
-		stored := false
+		isNew := false
 		if s.live != nil {
 			idx, ok := s.visited.lookup(fp)
-			if !ok {
-				idx = pending
+			switch {
+			case ok && idx != pending:
+				w.succ = append(w.succ, idx) // stored before this round
+				continue
+			case ok: // first reached earlier in this round, by a candidate
+				w.succ = append(w.succ, pending)
+				w.candidates = append(w.candidates, candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k)})
+				continue
 			}
-			w.succ = append(w.succ, idx)
-			stored = ok
-		} else {
-			stored = s.visited.contains(fp)
-		}
-		if stored {
+			w.succ = append(w.succ, pending)
+			if direct {
+				isNew = s.visited.insert(fp, pending)
+			}
+		} else if direct {
+			if isNew = s.visited.insert(fp, pending); !isNew {
+				continue
+			}
+		} else if s.visited.contains(fp) {
 			continue
 		}
 		next := &w.successors[k]
@@ -304,6 +320,7 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 			encEnd:   int32(len(w.enc)),
 			index:    int32(k),
 			failures: checkInvariants(s.invariants, next, s.opts.KeepGoing),
+			isNew:    isNew,
 		}
 		for g := goals; g != 0; g &= g - 1 {
 			i := bits.TrailingZeros64(g)
