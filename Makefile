@@ -71,3 +71,11 @@ BENCH_ROUNDS ?= 5
 .PHONY: bench-spin bench-scale
 bench-spin:
 	$(GO) run ./model/poolbench/cmd/benchspin -rounds $(BENCH_ROUNDS)
+
+# bench-scale: adp-dummy-leak scaled from 2 ranks x 4 requests to 3 x 8,
+# states, time, states per CPU second and peak bytes per state of each (not
+# in CI; BENCH_SIZES and BENCH_LIMIT narrow or widen it).
+BENCH_SIZES ?= 2x4,2x5,2x6,3x4,3x5,3x6,3x7,3x8
+BENCH_LIMIT ?= 10m
+bench-scale:
+	$(GO) run ./cmd/benchscale -sizes $(BENCH_SIZES) -limit $(BENCH_LIMIT)

@@ -95,6 +95,10 @@ type worker[S, A any] struct {
 	actions    []A
 	successors []S
 	fps        []uint64
+	// succEnc holds, for a ByteStates spec, the successors' encodings back
+	// to back, the k-th ending at succEnds[k].
+	succEnc    []byte
+	succEnds   []int32
 	expansions []expansion
 	candidates []candidate
 	enc        []byte // the candidates' encodings, back to back
@@ -284,9 +288,17 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 		w.fps = make([]uint64, n)
 	}
 	w.successors, w.fps = w.successors[:n], w.fps[:n]
+	w.succEnc, w.succEnds = w.succEnc[:0], w.succEnds[:0]
 	for k, a := range w.actions {
 		w.successors[k] = s.spec.Next(st, a)
-		w.fps[k] = s.spec.Fingerprint(&w.successors[k])
+		if s.codec.bytesFP {
+			start := len(w.succEnc)
+			w.succEnc = s.codec.appendEncoded(w.succEnc, &w.successors[k])
+			w.succEnds = append(w.succEnds, int32(len(w.succEnc)))
+			w.fps[k] = hashEncoding(w.succEnc[start:])
+		} else {
+			w.fps[k] = s.spec.Fingerprint(&w.successors[k])
+		}
 	}
 	direct := len(s.workers) == 1
 	for k, fp := range w.fps {
@@ -314,7 +326,15 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 			continue
 		}
 		next := &w.successors[k]
-		w.enc = s.codec.appendEncoded(w.enc, next)
+		if s.codec.bytesFP {
+			start := int32(0)
+			if k > 0 {
+				start = w.succEnds[k-1]
+			}
+			w.enc = append(w.enc, w.succEnc[start:w.succEnds[k]]...)
+		} else {
+			w.enc = s.codec.appendEncoded(w.enc, next)
+		}
 		c := candidate{
 			fp:       fp,
 			encEnd:   int32(len(w.enc)),

@@ -276,9 +276,13 @@ type State struct {
 // fingerprint hashes the state bytes of the first n ranks (ranks beyond the
 // configuration are always zero).
 func fingerprint(s *State, ranks int) uint64 {
-	size := int(unsafe.Offsetof(s.Ranks)) + ranks*int(unsafe.Sizeof(Rank{}))
-	b := unsafe.Slice((*byte)(unsafe.Pointer(s)), size)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(s)), stateSize(ranks))
 	return hashBytes(b)
+}
+
+// stateSize is the number of leading bytes of a State that n ranks use.
+func stateSize(ranks int) int {
+	return int(unsafe.Offsetof(State{}.Ranks)) + ranks*int(unsafe.Sizeof(Rank{}))
 }
 
 // hashBytes is a fast 64-bit mix over 8-byte words (a wyhash-style
