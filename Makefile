@@ -63,3 +63,19 @@ fuzz-ci:
 # coverage and throughput on the pool model (Markdown tables; not in CI).
 compare:
 	$(GO) run ./fuzz/compare
+
+# bench-spin: kvcheck against SPIN (exact, -DHC4, bitstate) on the pool
+# benchmark model and its Promela twin model/poolbench/pool.pml, alternating
+# in one run, medians of BENCH_ROUNDS rounds (not in CI; needs spin and gcc).
+BENCH_ROUNDS ?= 5
+.PHONY: bench-spin bench-scale
+bench-spin:
+	$(GO) run ./model/poolbench/cmd/benchspin -rounds $(BENCH_ROUNDS)
+
+# bench-scale: adp-dummy-leak scaled from 2 ranks x 4 requests to 3 x 8,
+# states, time, states per CPU second and peak bytes per state of each (not
+# in CI; BENCH_SIZES and BENCH_LIMIT narrow or widen it).
+BENCH_SIZES ?= 2x4,2x5,2x6,3x4,3x5,3x6,3x7,3x8
+BENCH_LIMIT ?= 10m
+bench-scale:
+	$(GO) run ./cmd/benchscale -sizes $(BENCH_SIZES) -limit $(BENCH_LIMIT)

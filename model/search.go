@@ -96,6 +96,10 @@ type worker[S, A any] struct {
 	actions    []A
 	successors []S
 	fps        []uint64
+	// succEnc holds, for a ByteStates spec, the successors' encodings back
+	// to back, the k-th ending at succEnds[k].
+	succEnc    []byte
+	succEnds   []int32
 	expansions []expansion
 	candidates []candidate
 	enc        []byte // the candidates' encodings, back to back
@@ -200,7 +204,9 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 		}
 		chunk := (len(s.round) + len(s.workers) - 1) / len(s.workers)
 		s.parallel(func(w int) { s.expand(s.workers[w], s.chunkOf(w, chunk), atBound) })
-		s.parallel(s.insert)
+		if len(s.workers) > 1 { // a single worker inserted as it expanded
+			s.parallel(s.insert)
+		}
 		if at, stop := s.assign(depth, chunk); stop {
 			if s.stopped && s.violations[0].Depth > int(depth) {
 				s.preferDeadlock(at + 1)
@@ -278,7 +284,11 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 // addCandidates appends to w.candidates the successors of st through
 // w.actions that are not stored yet, with their invariant failures and the
 // goals among goals they reach. The successors are computed first and
-// looked up together, so that the lookups' cache misses overlap.
+// looked up together, so that the lookups' cache misses overlap. A single
+// worker inserts them at once (its order is frontier order), and drops
+// the ones already inserted in this round. With Liveness, a successor
+// first reached earlier in the round, by a candidate, is a candidate with
+// no encoding, so that resolve fills in its index.
 func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 	n := len(w.actions)
 	if cap(w.successors) < n {
@@ -286,32 +296,59 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 		w.fps = make([]uint64, n)
 	}
 	w.successors, w.fps = w.successors[:n], w.fps[:n]
+	w.succEnc, w.succEnds = w.succEnc[:0], w.succEnds[:0]
 	for k, a := range w.actions {
 		w.successors[k] = s.spec.Next(st, a)
-		w.fps[k] = s.spec.Fingerprint(&w.successors[k])
+		if s.codec.bytesFP {
+			start := len(w.succEnc)
+			w.succEnc = s.codec.appendEncoded(w.succEnc, &w.successors[k])
+			w.succEnds = append(w.succEnds, int32(len(w.succEnc)))
+			w.fps[k] = hashEncoding(w.succEnc[start:])
+		} else {
+			w.fps[k] = s.spec.Fingerprint(&w.successors[k])
+		}
 	}
+	direct := len(s.workers) == 1
 	for k, fp := range w.fps {
-		stored := false
+		isNew := false
 		if s.live != nil {
 			idx, ok := s.visited.lookup(fp)
-			if !ok {
-				idx = pending
+			switch {
+			case ok && idx != pending:
+				w.succ = append(w.succ, idx) // stored before this round
+				continue
+			case ok: // first reached earlier in this round, by a candidate
+				w.succ = append(w.succ, pending)
+				w.candidates = append(w.candidates, candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k)})
+				continue
 			}
-			w.succ = append(w.succ, idx)
-			stored = ok
-		} else {
-			stored = s.visited.contains(fp)
-		}
-		if stored {
+			w.succ = append(w.succ, pending)
+			if direct {
+				isNew = s.visited.insert(fp, pending)
+			}
+		} else if direct {
+			if isNew = s.visited.insert(fp, pending); !isNew {
+				continue
+			}
+		} else if s.visited.contains(fp) {
 			continue
 		}
 		next := &w.successors[k]
-		w.enc = s.codec.appendEncoded(w.enc, next)
+		if s.codec.bytesFP {
+			start := int32(0)
+			if k > 0 {
+				start = w.succEnds[k-1]
+			}
+			w.enc = append(w.enc, w.succEnc[start:w.succEnds[k]]...)
+		} else {
+			w.enc = s.codec.appendEncoded(w.enc, next)
+		}
 		c := candidate{
 			fp:       fp,
 			encEnd:   int32(len(w.enc)),
 			index:    int32(k),
 			failures: checkInvariants(s.invariants, next, s.opts.KeepGoing),
+			isNew:    isNew,
 		}
 		for g := goals; g != 0; g &= g - 1 {
 			i := bits.TrailingZeros64(g)

@@ -351,3 +351,12 @@ func (sp *Spec) Locality(a Action) (rank uint8, collective bool) {
 	}
 	return a.Rank, false
 }
+
+var _ model.ByteStates = (*Spec)(nil)
+
+// StateSize is the number of leading bytes of State that the configured
+// ranks use: State's fields end with Ranks, and the ranks past
+// Config.Ranks stay zero. Together with Next keeping every byte canonical
+// (see canonicalizeDummyIncarnations), this lets the checker store and
+// fingerprint states by these bytes (model.ByteStates).
+func (sp *Spec) StateSize() int { return stateSize(int(sp.Config.Ranks)) }

@@ -249,22 +249,40 @@ type State struct {
 // fingerprint hashes the state bytes of the first n ranks (ranks beyond the
 // configuration are always zero).
 func fingerprint(s *State, ranks int) uint64 {
-	size := int(unsafe.Offsetof(s.Ranks)) + ranks*int(unsafe.Sizeof(Rank{}))
-	b := unsafe.Slice((*byte)(unsafe.Pointer(s)), size)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(s)), stateSize(ranks))
 	return hashBytes(b)
 }
 
+// stateSize is the number of leading bytes of a State that n ranks use.
+func stateSize(ranks int) int {
+	return int(unsafe.Offsetof(State{}.Ranks)) + ranks*int(unsafe.Sizeof(Rank{}))
+}
+
 // hashBytes is a fast 64-bit mix over 8-byte words (a wyhash-style
-// multiply-fold), with the tail bytes folded in.
+// multiply-fold) in four independent lanes of 32 bytes, so that the
+// multiplications overlap, then the remaining words and the tail bytes.
 func hashBytes(b []byte) uint64 {
 	const (
 		k0 = 0xa0761d6478bd642f
 		k1 = 0xe7037ed1a0b428db
+		k2 = 0x8ebc6af09c88c6e3
+		k3 = 0x589965cc75374cc3
 	)
+	le := binary.LittleEndian
 	h := uint64(len(b)) ^ k0
+	if len(b) >= 32 {
+		h1, h2, h3 := h^k1, h^k2, h^k3
+		for len(b) >= 32 {
+			h = mix(h^le.Uint64(b), k1)
+			h1 = mix(h1^le.Uint64(b[8:]), k2)
+			h2 = mix(h2^le.Uint64(b[16:]), k3)
+			h3 = mix(h3^le.Uint64(b[24:]), k0)
+			b = b[32:]
+		}
+		h = mix(h^h1, k1) ^ mix(h2^h3, k2)
+	}
 	for len(b) >= 8 {
-		w := binary.LittleEndian.Uint64(b)
-		h = mix(h^w, k1)
+		h = mix(h^le.Uint64(b), k1)
 		b = b[8:]
 	}
 	var tail uint64
