@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,10 +23,46 @@ type ConfigSpace struct {
 }
 
 // SettingRange is the values one setting of the text form takes, as text
-// ParseConfig reads ("4", "true", "00746ef").
+// ParseConfig reads ("4", "true", "00746ef", "10,9"). Key may name one
+// stage of a per-stage setting: "stage_target_blocks.1".
 type SettingRange struct {
 	Key    string
 	Values []string
+}
+
+// setter returns the function that sets the range's key from text, or an
+// error naming what keys are expected.
+func (s SettingRange) setter() (func(c *Config, text string) error, error) {
+	name, stage, indexed := strings.Cut(s.Key, ".")
+	f := lookupConfigField(name)
+	if f == nil {
+		return nil, fmt.Errorf("unknown range key %q; expected one of: %s", s.Key, strings.Join(RangeKeys(), ", "))
+	}
+	if !indexed {
+		return f.set, nil
+	}
+	n, err := strconv.Atoi(stage)
+	field := reflect.TypeOf(Config{}).FieldByIndex(f.index)
+	if err != nil || field.Type.Kind() != reflect.Array || n < 0 || n >= field.Type.Len() {
+		return nil, fmt.Errorf("range key %q: only a per-stage setting takes a stage, and the stage must be 0..%d", s.Key, MaxRanks-1)
+	}
+	return func(c *Config, text string) error {
+		return parseValue(reflect.ValueOf(c).Elem().FieldByIndex(f.index).Index(n), text)
+	}, nil
+}
+
+// listValued reports whether a key's values are themselves lists (a
+// per-stage setting, the pre-fix set): its range separates values by ";".
+func listValued(key string) bool {
+	if strings.Contains(key, ".") {
+		return false
+	}
+	f := lookupConfigField(key)
+	if f == nil {
+		return false
+	}
+	t := reflect.TypeOf(Config{}).FieldByIndex(f.index).Type
+	return t.Kind() == reflect.Array || reflect.PointerTo(t).Implements(reflect.TypeOf((*interface{ UnmarshalText([]byte) error })(nil)).Elem())
 }
 
 // RequestMix ranges over the requests a configuration sends, in arrival
@@ -59,12 +97,15 @@ var mixKeys = []struct{ key, doc string }{
 	{"spread", "route the requests over the ranks in every way (true or false)"},
 }
 
-// RangeKeys lists every key a range may name: the settings of the text form,
-// then the request mix's.
+// RangeKeys lists every key a range may name: the settings of the text form
+// (a per-stage one also as KEY.STAGE), then the request mix's.
 func RangeKeys() []string {
 	var keys []string
 	for _, f := range configFields {
 		keys = append(keys, f.key)
+		if reflect.TypeOf(Config{}).FieldByIndex(f.index).Type.Kind() == reflect.Array {
+			keys = append(keys, f.key+".STAGE")
+		}
 	}
 	for _, m := range mixKeys {
 		keys = append(keys, m.key)
@@ -88,7 +129,10 @@ func (e *RangeError) Error() string {
 
 // NewConfigSpace returns the space of base under ranges, each "key=values"
 // where values is a comma-separated list of values and integer intervals
-// ("4..8,10"), "all" for every value of a boolean or enumerated setting.
+// ("4..8,10"), "all" for every value of a boolean or enumerated setting;
+// values that are lists themselves (a per-stage setting, pre_fix) are
+// separated by ";" ("stage_target_blocks=10,9;9,10"), and KEY.STAGE ranges
+// one stage of a per-stage setting ("stage_target_blocks.1=4..10").
 // lines[i] is reported as line lineNos[i] (nil: no line numbers). A key
 // given twice, an unknown key or a value the setting does not take is an
 // error naming the line, the key and what was expected.
@@ -107,8 +151,10 @@ func NewConfigSpace(base Config, ranges []string, lineNos []int) (*ConfigSpace, 
 		if !ok || key == "" || values == "" {
 			return nil, &RangeError{line, fmt.Sprintf("expected key=values (e.g. target_blocks=4..8 or version=all), got %q", r)}
 		}
-		if !slices.Contains(RangeKeys(), key) {
-			return nil, &RangeError{line, fmt.Sprintf("unknown range key %q; expected one of: %s", key, strings.Join(RangeKeys(), ", "))}
+		if !isMixKey(key) {
+			if _, err := (SettingRange{Key: key}).setter(); err != nil {
+				return nil, &RangeError{line, err.Error()}
+			}
 		}
 		if prev, dup := lineOf[key]; dup {
 			return nil, &RangeError{line, fmt.Sprintf("%s already ranged (line %d)", key, prev)}
@@ -120,18 +166,33 @@ func NewConfigSpace(base Config, ranges []string, lineNos []int) (*ConfigSpace, 
 		}
 		given[key] = list
 	}
-	for _, f := range configFields {
-		values, ok := given[f.key]
-		if !ok {
-			continue
+	var keys []string
+	for key := range given {
+		if !isMixKey(key) {
+			keys = append(keys, key)
 		}
-		for _, v := range values {
-			scratch := base
-			if err := f.set(&scratch, v); err != nil {
-				return nil, &RangeError{lineOf[f.key], fmt.Sprintf("%s: %v", f.key, err)}
+	}
+	// In the registry's order, a stage's range after the whole setting's.
+	order := func(key string) int {
+		name, _, _ := strings.Cut(key, ".")
+		for i, f := range configFields {
+			if f.key == name {
+				return i
 			}
 		}
-		cs.Settings = append(cs.Settings, SettingRange{f.key, values})
+		return len(configFields)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(order(a), order(b)), strings.Compare(a, b)) })
+	for _, key := range keys {
+		r := SettingRange{key, given[key]}
+		set, _ := r.setter()
+		for _, v := range r.Values {
+			scratch := base
+			if err := set(&scratch, v); err != nil {
+				return nil, &RangeError{lineOf[key], fmt.Sprintf("%s: %v", key, err)}
+			}
+		}
+		cs.Settings = append(cs.Settings, r)
 	}
 	mix, err := requestMix(base, given, lineOf)
 	if err != nil {
@@ -141,11 +202,25 @@ func NewConfigSpace(base Config, ranges []string, lineNos []int) (*ConfigSpace, 
 	return cs, nil
 }
 
+// isMixKey reports whether key ranges over the request mix.
+func isMixKey(key string) bool {
+	for _, m := range mixKeys {
+		if m.key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // expandValues expands "1..3,5" into its values and "all" into every value
 // of a boolean or enumerated setting.
 func expandValues(key, text string) ([]string, error) {
 	var out []string
-	for _, part := range strings.Split(text, ",") {
+	sep := ","
+	if listValued(key) {
+		sep = ";"
+	}
+	for _, part := range strings.Split(text, sep) {
 		part = strings.TrimSpace(part)
 		if part == "all" {
 			all := allValues(key)
@@ -192,26 +267,12 @@ func allValues(key string) []string {
 	if f == nil {
 		return nil
 	}
-	var c Config
-	if f.set(&c, "true") == nil {
-		return []string{"false", "true"}
+	v := reflect.New(reflect.TypeOf(Config{}).FieldByIndex(f.index).Type).Elem()
+	if e, ok := v.Interface().(enumNamer); ok {
+		return slices.Clone(e.names())
 	}
-	var out []string
-	for n := 0; n < 256; n++ {
-		c = Config{}
-		if err := f.set(&c, strconv.Itoa(n)); err == nil {
-			return nil // an integer setting
-		}
-		if err := f.set(&c, "?"); err != nil {
-			// enumerated: the error lists the names after "one of ".
-			msg := err.Error()
-			_, names, _ := strings.Cut(msg, "one of ")
-			names, _, _ = strings.Cut(names, ", got")
-			for _, n := range strings.Split(names, ", ") {
-				out = append(out, n)
-			}
-			return out
-		}
+	if v.Kind() == reflect.Bool {
+		return []string{"false", "true"}
 	}
 	return nil
 }
@@ -315,7 +376,11 @@ func requestMix(base Config, given map[string][]string, lineOf map[string]int) (
 func (cs *ConfigSpace) Ranges() []string {
 	var out []string
 	for _, s := range cs.Settings {
-		out = append(out, s.Key+"="+strings.Join(s.Values, ","))
+		sep := ","
+		if listValued(s.Key) {
+			sep = ";"
+		}
+		out = append(out, s.Key+"="+strings.Join(s.Values, sep))
 	}
 	if m := cs.Mix; m != nil {
 		join := func(xs []int) string {

@@ -2,7 +2,9 @@ package spec
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -11,8 +13,9 @@ import (
 // measures that order the space smallest first.
 type SpaceConfig struct {
 	Config Config
-	// Text is FormatConfig of the canonical configuration: its identity.
-	Text string
+	// Key is a compact encoding of the canonical configuration: its
+	// identity within one build of the spec (see ConfigIdentity).
+	Key string
 	// Requests, Pages and Ranks order the space: fewest requests, then
 	// pages, then ranks. Pages counts every GPU page of every pool on every
 	// rank.
@@ -21,6 +24,9 @@ type SpaceConfig struct {
 	// tiebreak.
 	Tokens int
 }
+
+// Text is the configuration's text form (FormatConfig).
+func (c *SpaceConfig) Text() string { return FormatConfig(&c.Config) }
 
 // SizeKey is the (requests, pages, ranks) a smallest counterexample is
 // judged by, before its trace length.
@@ -61,10 +67,18 @@ func (cs *ConfigSpace) Enumerate() ([]SpaceConfig, SpaceStats, error) {
 	seen := map[string]bool{}
 	var out []SpaceConfig
 	idx := make([]int, len(cs.Settings))
+	setters := make([]func(*Config, string) error, len(cs.Settings))
+	for i, s := range cs.Settings {
+		set, err := s.setter()
+		if err != nil {
+			return nil, stats, err
+		}
+		setters[i] = set
+	}
 	for {
 		cfg := cs.Base
 		for i, s := range cs.Settings {
-			if err := lookupConfigField(s.Key).set(&cfg, s.Values[idx[i]]); err != nil {
+			if err := setters[i](&cfg, s.Values[idx[i]]); err != nil {
 				return nil, stats, fmt.Errorf("%s=%s: %v", s.Key, s.Values[idx[i]], err)
 			}
 		}
@@ -91,13 +105,13 @@ func (cs *ConfigSpace) Enumerate() ([]SpaceConfig, SpaceStats, error) {
 				continue
 			}
 			c = Canonical(c)
-			text := FormatConfig(&c)
-			if seen[text] {
+			key := ConfigIdentity(&c)
+			if seen[key] {
 				stats.Equivalent++
 				continue
 			}
-			seen[text] = true
-			out = append(out, measure(c, text))
+			seen[key] = true
+			out = append(out, measure(c, key))
 		}
 		if !nextIndex(idx, cs.Settings) {
 			break
@@ -110,7 +124,43 @@ func (cs *ConfigSpace) Enumerate() ([]SpaceConfig, SpaceStats, error) {
 // compareSpaceConfigs orders configurations smallest first.
 func compareSpaceConfigs(a, b SpaceConfig) int {
 	return cmp.Or(cmp.Compare(a.Requests, b.Requests), cmp.Compare(a.Pages, b.Pages), cmp.Compare(a.Ranks, b.Ranks),
-		cmp.Compare(a.Tokens, b.Tokens), strings.Compare(a.Text, b.Text))
+		cmp.Compare(a.Tokens, b.Tokens), strings.Compare(a.Key, b.Key))
+}
+
+// ConfigIdentity encodes every field of cfg, requests included: equal
+// encodings are equal configurations. Cheaper than FormatConfig by far, it
+// identifies a configuration within one build of the spec; a result cache
+// keyed on it must also key on the spec's SourceHash.
+func ConfigIdentity(cfg *Config) string {
+	b := make([]byte, 0, 64)
+	var enc func(v reflect.Value)
+	enc = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Struct:
+			for i := 0; i < v.NumField(); i++ {
+				enc(v.Field(i))
+			}
+		case reflect.Slice, reflect.Array:
+			b = append(b, byte(v.Len()))
+			for i := 0; i < v.Len(); i++ {
+				enc(v.Index(i))
+			}
+		case reflect.Bool:
+			if v.Bool() {
+				b = append(b, 1)
+			} else {
+				b = append(b, 0)
+			}
+		case reflect.Uint8:
+			b = append(b, byte(v.Uint()))
+		case reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			b = binary.LittleEndian.AppendUint64(b, v.Uint())
+		default:
+			panic(fmt.Sprintf("ConfigIdentity: a %s field; extend the encoding", v.Kind()))
+		}
+	}
+	enc(reflect.ValueOf(cfg).Elem())
+	return string(b)
 }
 
 // nextIndex advances the odometer idx over the settings' values; false
@@ -127,8 +177,8 @@ func nextIndex(idx []int, settings []SettingRange) bool {
 }
 
 // measure fills a SpaceConfig's measures.
-func measure(c Config, text string) SpaceConfig {
-	sc := SpaceConfig{Config: c, Text: text, Requests: len(c.Requests), Ranks: int(c.Ranks)}
+func measure(c Config, key string) SpaceConfig {
+	sc := SpaceConfig{Config: c, Key: key, Requests: len(c.Requests), Ranks: int(c.Ranks)}
 	for r := uint8(0); r < c.Ranks; r++ {
 		for p := Target; p < numPools; p++ {
 			if c.hasPool(r, p) {
@@ -190,10 +240,11 @@ func (m *RequestMix) sequences(tpb, ranks uint8) [][]RequestTemplate {
 
 // Canonical returns the representative of cfg's class of configurations
 // that check the same: settings that cannot matter are reset (the draft
-// pool's sizes without a draft pool, the chunk unit without chunked
-// prefill, the last stage's pool outside pipeline parallelism, the
-// attention-DP settings without attention DP, prompt families without
-// block reuse, the draft view and code version without an unpaired mirror),
+// pool's sizes without a draft pool, the host tier's without a host tier,
+// the chunk unit without chunked prefill, a stage's own pool size where it
+// equals the uniform one, the attention-DP settings without attention DP,
+// prompt families without block reuse, the draft view without an unpaired
+// mirror),
 // shared prefixes are rounded down to whole blocks (only those are reused),
 // and ranks and families are renamed in order of first use. Requests are
 // never reordered: a request's ID is its arrival order.
@@ -202,16 +253,27 @@ func Canonical(cfg Config) Config {
 	c.Requests = slices.Clone(cfg.Requests)
 	if c.DraftPool == NoDraftPool {
 		c.DraftBlocks, c.DraftIndexSlots, c.ReserveDraftTokens = 0, 0, 0
+		c.StageDraftBlocks = [MaxRanks]uint8{}
+	}
+	if !c.HostTier {
+		c.HostBlocks, c.StageHostBlocks = 0, [MaxRanks]uint8{}
+	}
+	for r := range MaxRanks {
+		if c.StageTargetBlocks[r] == c.TargetBlocks {
+			c.StageTargetBlocks[r] = 0
+		}
+		if c.StageDraftBlocks[r] == c.DraftBlocks {
+			c.StageDraftBlocks[r] = 0
+		}
+		if c.HostBlocks != 0 && c.StageHostBlocks[r] == c.HostBlocks {
+			c.StageHostBlocks[r] = 0
+		}
 	}
 	if c.DraftPool != UnpairedDraftPool {
 		c.DraftView = DraftViewSameAsTarget
-		c.Version = VersionRC25
 	}
 	if !c.ChunkedPrefill {
 		c.ChunkUnitSize = 0
-	}
-	if c.Loop != PipelineLoop || c.LastStageTargetBlocks == c.TargetBlocks {
-		c.LastStageTargetBlocks = 0
 	}
 	if !c.AttentionDP {
 		c.MaxNumActiveRequests, c.KVTransceiver, c.AdpDummyFixes = 0, false, false

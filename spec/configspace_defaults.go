@@ -1,0 +1,36 @@
+package spec
+
+// defaultRanges are the ranges `kvcheck sweep` takes for a scenario when
+// none are given: the neighbourhood of the scenario's configuration, sized
+// to finish in about a minute on 2 cores (see docs/sweep.md for the
+// measurements).
+var defaultRanges = map[string][]string{
+	"draft-admission": {
+		"requests=1..3", "prompt_pages=1..3", "new_tokens=1..2", "shared_pages=0..2",
+		"target_blocks=4..8", "draft_blocks=4..8", "max_batch_size=2..4",
+	},
+	"adp-dummy-leak": {
+		"requests=1..3", "prompt_pages=1..2", "new_tokens=1..2", "receiving_kv=all", "spread=true",
+		"target_blocks=3..8", "draft_blocks=3..8", "max_num_active_requests=1..2",
+	},
+	"pp-history-capacity": {
+		"requests=1..2", "prompt_pages=1..4", "new_tokens=1..4",
+		"target_blocks=4..10", "stage_target_blocks.1=4..10", "max_batch_size=2..3",
+	},
+}
+
+// DefaultRanges returns the ranges `kvcheck sweep` takes for the scenario
+// named name: its own, or those of the scenario it varies (a scenario made
+// from another by changing a setting sweeps the same neighbourhood).
+func DefaultRanges(name string) []string {
+	if r, ok := defaultRanges[name]; ok {
+		return r
+	}
+	switch name {
+	case "draft-admission-resume", "draft-view-lag":
+		return defaultRanges["draft-admission"]
+	case "pp-stage-divergence":
+		return defaultRanges["pp-history-capacity"]
+	}
+	return nil
+}
