@@ -162,8 +162,8 @@ func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, who 
 		name := strings.TrimSuffix(counterexamples.FileName(res.report.Scenario, res.variant.Fixes, ""), "ok.txt") + "sweep." + s.Invariant + ".txt"
 		data, err := counterexamples.Write(counterexamples.Counterexample{
 			Spec: sp, Trace: trace, Invariant: s.Invariant, Message: s.Message, FoundBy: res.report.Reproduce,
-			Search: fmt.Sprintf("a sweep of %d configurations; the smallest breaking one (#%d: %d requests, %d pages, %d ranks), breadth-first: a shortest trace",
-				res.report.Configurations, s.Index, s.Requests, s.Pages, s.Ranks),
+			Search: fmt.Sprintf("a sweep of %d configurations; the smallest breaking one (#%d: %s), breadth-first: a shortest trace",
+				res.report.Configurations, s.Index, s.Size()),
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: --out: %s: %v\nreproduce: %s\n", who, name, err, res.report.Reproduce)

@@ -80,7 +80,7 @@ func finding(rep *Report, v Variant, seed Record) string {
 	case s == nil:
 		return fmt.Sprintf("no violation in the %d of %d configurations checked", rep.Configurations, rep.Needed)
 	}
-	where := fmt.Sprintf("configuration #%d (%d requests, %d pages, %d ranks) breaks %s after %d steps", s.Index, s.Requests, s.Pages, s.Ranks, s.Invariant, s.Steps)
+	where := fmt.Sprintf("configuration #%d (%s) breaks %s after %d steps", s.Index, s.Size(), s.Invariant, s.Steps)
 	closed := "no other fix tried closes it"
 	if len(rep.ClosedBy) > 0 {
 		closed = "closed by " + strings.Join(rep.ClosedBy, ", ")
@@ -92,4 +92,16 @@ func finding(rep *Report, v Variant, seed Record) string {
 		return fmt.Sprintf("does not close the seed's configuration either; smallest: %s; %s", where, closed)
 	}
 	return fmt.Sprintf("smallest counterexample: %s; %s", where, closed)
+}
+
+// Size is the counterexample's size in words: "2 requests, 8 pages, 1 rank".
+func (s *Smallest) Size() string {
+	return fmt.Sprintf("%s, %s, %s", plural(s.Requests, "request"), plural(s.Pages, "page"), plural(s.Ranks, "rank"))
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
