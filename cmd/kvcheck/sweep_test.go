@@ -63,3 +63,81 @@ func TestSweepShardsMergeEqualOneRun(t *testing.T) {
 		t.Logf("%v: %s, %d of %d configurations: %s", fixes, rep.Result, rep.Configurations, rep.Total, rep.Finding)
 	}
 }
+
+// withoutRunLines drops the lines that say how a run went (cache, timing),
+// leaving the report.
+func withoutRunLines(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "cache:") || strings.HasPrefix(line, "warm cache:") || strings.Contains(line, "configurations checked in") {
+			continue
+		}
+		keep = append(keep, line)
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestSweepWarmCacheSaysSo: a rerun with the same spec reuses every result
+// and says so, with the same report; a --time budget that runs out says
+// "incomplete: N of M checked" and exits 3, and the rerun completes it
+// from the cache.
+func TestSweepWarmCacheSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	args := sweepArgs("--fix", "free-unpaired-mirror", "--fix", "defer-draft-mirror", "--cache", dir, "--workers", "2", "--liveness=false")
+	code, out, errOut := runKvcheck(append(args, "--time", "1ns")...)
+	if code != exitIncomplete || !strings.Contains(out, "incomplete: 0 of 288 checked (the --time budget ran out") {
+		t.Fatalf("budget: exit %d, want %d:\n%s%s", code, exitIncomplete, out, errOut)
+	}
+	code1, out1, errOut := runKvcheck(args...)
+	if code1 == exitUsage || !strings.Contains(out1, "cache: 0 results reused") {
+		t.Fatalf("cold: exit %d:\n%s%s", code1, out1, errOut)
+	}
+	code2, out2, _ := runKvcheck(args...)
+	if code2 != code1 || !strings.Contains(out2, "warm cache: all ") || !strings.Contains(out2, "nothing rechecked") {
+		t.Fatalf("warm: exit %d (cold %d):\n%s", code2, code1, out2)
+	}
+	if withoutRunLines(out1) != withoutRunLines(out2) {
+		t.Fatalf("the warm report differs:\n%s\nvs\n%s", out1, out2)
+	}
+}
+
+func TestSweepBadInput(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.jsonl")
+	os.WriteFile(garbage, []byte("{\"sweep\":null}\nnot json\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "--scenario", "adp-dummy-leak", "--range", "bogus=1"}, `--range: unknown range key "bogus"`},
+		{[]string{"sweep", "--scenario", "adp-dummy-leak", "--range", "target_blocks=8..3"}, "--range: target_blocks: expected an interval LO..HI"},
+		{[]string{"sweep", "--scenario", "adp-dummy-leak", "--shard", "2/2"}, "--shard: expected i/n with 0 <= i < n"},
+		{[]string{"sweep", "--scenario", "nope"}, `unknown scenario "nope"`},
+		{[]string{"sweep", "--scenario", "adp-dummy-leak", "--range", "target_blocks=1"}, "no valid configuration in the ranges"},
+		{[]string{"merge", garbage}, garbage + ":1: expected a JSON object"},
+		{[]string{"merge"}, "expected the shards' result files"},
+	} {
+		code, _, errOut := runKvcheck(tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errOut, exitUsage, tc.want)
+		}
+	}
+}
+
+// TestSweepConfigFileRanges: a configuration file's settings apply to the
+// scenario's configuration and its `sweep` lines give ranges; errors name
+// the file and line.
+func TestSweepConfigFileRanges(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sweep.txt")
+	os.WriteFile(file, []byte("# around seed 003\nmax_batch_size=2\nsweep requests=1 prompt_pages=1 new_tokens = 1\nsweep target_blocks=3..4 draft_blocks=3\n"), 0o644)
+	code, out, errOut := runKvcheck("sweep", "--scenario", "adp-dummy-leak", "--fix", "none", "--no-cache", "--config", file)
+	if code != exitViolation || !strings.Contains(out, "ranges: max_batch_size=1,2 target_blocks=3,4 draft_blocks=3 max_num_active_requests=2,3 requests=1 prompt_pages=1 new_tokens=1") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+	os.WriteFile(file, []byte("max_batch_size=2\n\nsweep target_blocks=x\n"), 0o644)
+	code, _, errOut = runKvcheck("sweep", "--scenario", "adp-dummy-leak", "--no-cache", "--config", file)
+	if code != exitUsage || !strings.Contains(errOut, file+": line 3: target_blocks: expected an integer 0..255") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
