@@ -52,7 +52,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		for _, p := range parts {
-			key := p.Header.Scenario + "\x00" + fmt.Sprint(p.Header.Fixes)
+			key := p.Header.Scenario + "\x00" + p.Header.ConfigFile + "\x00" + fmt.Sprint(p.Header.Fixes)
 			g, ok := groups[key]
 			if !ok {
 				g = &group{}
@@ -70,7 +70,11 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
 			return exitUsage
 		}
-		sc, _ := spec.LookupScenario(rep.Scenario)
+		sc, err := sweepScenario(parts[0].Header)
+		if err != nil {
+			fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
+			return exitUsage
+		}
 		fixes, _ := spec.ParseFixes(rep.Fixes)
 		results = append(results, sweepResult{rep, sweep.Variant{Scenario: sc, Fixes: fixes}, parts[0].Header})
 	}

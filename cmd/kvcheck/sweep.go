@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
 	"github.com/spf13/pflag"
@@ -22,7 +23,7 @@ type sweepOptions struct {
 	scenarios []string
 	fixes     []string
 	ranges    []string
-	config    string
+	configs   []string
 	depth     int
 	maxStates int
 	liveness  bool
@@ -47,7 +48,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.StringArrayVar(&opts.scenarios, "scenario", nil, "built-in scenario whose neighbourhood to sweep (repeatable; default: all)")
 	flags.StringArrayVar(&opts.fixes, "fix", nil, "fix variant to apply (repeatable; 'none' = the real code alone; default: the real code and each of the scenario's fixes)")
 	flags.StringArrayVar(&opts.ranges, "range", nil, "KEY=VALUES range replacing the scenario's default for KEY, e.g. target_blocks=4..8, version=all, requests=1..3 (repeatable; see docs/sweep.md)")
-	flags.StringVar(&opts.config, "config", "", "configuration file: settings applied to the scenario's configuration, and `sweep KEY=VALUES ...` lines giving ranges")
+	flags.StringArrayVar(&opts.configs, "config", nil, "sweep around the configuration in FILE (kvcheck's configuration text with `sweep KEY=VALUES ...` lines, or YAML with a kvcheck: section whose sweep: maps keys to values; repeatable)")
 	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth per configuration (default: the scenario's)")
 	flags.IntVar(&opts.maxStates, "max-states", defaultSweepMaxStates, "maximum distinct states per configuration")
 	flags.BoolVar(&opts.liveness, "liveness", true, "also look for livelocks on each complete search")
@@ -80,7 +81,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	variants, err := selection{scenarios: opts.scenarios, fixes: opts.fixes}.variants(io.Discard)
+	variants, err := sweepVariants(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 		return exitUsage
@@ -118,18 +119,19 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	checkedNow, reused := 0, 0
 	for _, v := range variants {
-		sp, ok := spaces[v.scenario.Name]
+		sp, ok := spaces[v.key()]
 		if !ok {
-			if sp, err = newSweepSpace(v.scenario, opts); err != nil {
+			if sp, err = newSweepSpace(v, opts.ranges); err != nil {
 				fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 				return exitUsage
 			}
-			spaces[v.scenario.Name] = sp
+			spaces[v.key()] = sp
 			fmt.Fprintf(info, "kvcheck sweep: %s: %d configurations (%d combinations, %d invalid, %d equivalent to another)\n  ranges: %s\n",
 				v.scenario.Name, len(sp.configs), sp.stats.Combinations, sp.stats.Invalid, sp.stats.Equivalent, strings.Join(sp.ranges, " "))
 		}
 		sv := sweep.Variant{Scenario: v.scenario, Fixes: v.fixes}
 		header := sp.header(sv, shard, run)
+		header.ConfigFile = v.path
 		part := sweep.Part{Header: header}
 		cached := sweep.Run(sv, sp.configs, run, func(r sweep.Record) { part.Records = append(part.Records, r) })
 		checkedNow += len(part.Records) - cached
@@ -175,68 +177,123 @@ type sweepSpace struct {
 	stats   spec.SpaceStats
 }
 
-// newSweepSpace builds the space of a scenario: its configuration (with
-// --config's settings), its default ranges, then the ranges of --config's
-// sweep lines and of --range.
-func newSweepSpace(sc *spec.Scenario, opts sweepOptions) (*sweepSpace, error) {
-	base := sc.Config
-	var fileRanges []string
-	var fileLines []int
-	if opts.config != "" {
-		data, err := os.ReadFile(opts.config)
+// sweepVariant is a variant to sweep and where its space comes from.
+type sweepVariant struct {
+	scenario *spec.Scenario
+	fixes    spec.Fixes
+	// path is the --config file of the scenario ("" for a built-in one);
+	// ranges its sweep ranges, or the built-in scenario's defaults.
+	path   string
+	ranges []configfile.Range
+}
+
+// key names the variant's space.
+func (v sweepVariant) key() string { return v.scenario.Name + "\x00" + v.path }
+
+// sweepVariants expands --scenario, --config and --fix: each scenario (all
+// built-in ones without --scenario or --config) under the --fix set or,
+// without --fix, as the real code and with each of its fix sets. Unlike
+// check, any fix may be swept on any scenario: whether a fix meant for one
+// seed survives another's neighbourhood is a question a sweep answers.
+func sweepVariants(opts sweepOptions) ([]sweepVariant, error) {
+	var sources []sweepVariant
+	for _, name := range opts.scenarios {
+		sc, err := lookupScenario(name)
 		if err != nil {
 			return nil, err
 		}
-		var settings []string
-		for i, line := range strings.Split(string(data), "\n") {
-			trimmed := strings.TrimSpace(line)
-			if rest, ok := strings.CutPrefix(trimmed, "sweep "); ok {
-				for _, r := range strings.Fields(spacedEquals(rest)) {
-					fileRanges = append(fileRanges, r)
-					fileLines = append(fileLines, i+1)
-				}
-				settings = append(settings, "")
-				continue
-			}
-			settings = append(settings, line)
+		src := sweepVariant{scenario: sc}
+		for _, r := range spec.DefaultRanges(sc.Name) {
+			src.ranges = append(src.ranges, configfile.Range{Text: r})
 		}
-		if base, err = spec.ParseConfig(base, strings.Join(settings, "\n")); err != nil {
-			return nil, fmt.Errorf("%s: %v", opts.config, err)
+		sources = append(sources, src)
+	}
+	for _, path := range opts.configs {
+		f, err := configfile.Load(path)
+		if err != nil {
+			return nil, fmt.Errorf("--config: %v", err)
+		}
+		if len(f.Sweep) == 0 && len(opts.ranges) == 0 {
+			return nil, fmt.Errorf("--config: %s: no sweep ranges; give a kvcheck.sweep mapping (YAML), sweep KEY=VALUES lines (configuration text) or --range", path)
+		}
+		sources = append(sources, sweepVariant{scenario: f.Scenario, path: path, ranges: f.Sweep})
+	}
+	if len(opts.scenarios) == 0 && len(opts.configs) == 0 {
+		for _, sc := range spec.Scenarios() {
+			src := sweepVariant{scenario: sc}
+			for _, r := range spec.DefaultRanges(sc.Name) {
+				src.ranges = append(src.ranges, configfile.Range{Text: r})
+			}
+			sources = append(sources, src)
 		}
 	}
-	// Later ranges replace earlier ones of the same key.
+	var explicit *spec.Fixes
+	if len(opts.fixes) > 0 {
+		var names []string
+		for _, n := range opts.fixes {
+			if n != "none" {
+				names = append(names, n)
+			}
+		}
+		if len(names) > 0 && len(names) < len(opts.fixes) {
+			return nil, fmt.Errorf("--fix none (the real code alone) cannot be combined with another --fix")
+		}
+		fixes, err := parseFixes(names)
+		if err != nil {
+			return nil, err
+		}
+		explicit = &fixes
+	}
+	var out []sweepVariant
+	for _, src := range sources {
+		if explicit != nil {
+			src.fixes = *explicit
+			out = append(out, src)
+			continue
+		}
+		for _, fixes := range src.scenario.Variants() {
+			src.fixes = fixes
+			out = append(out, src)
+		}
+	}
+	return out, nil
+}
+
+// newSweepSpace builds the space of a variant's scenario: its
+// configuration under its ranges (the file's, or the built-in scenario's
+// defaults), each replaced by a --range of the same key.
+func newSweepSpace(v sweepVariant, flagRanges []string) (*sweepSpace, error) {
+	base := v.scenario.Config
 	type src struct {
-		text string
-		line int
-		file string
+		text  string
+		line  int
+		where string
 	}
 	var order []string
 	byKey := map[string]src{}
-	add := func(r string, line int, file string) {
+	add := func(r string, line int, where string) {
 		key, _, _ := strings.Cut(r, "=")
 		key = strings.TrimSpace(key)
 		if _, ok := byKey[key]; !ok {
 			order = append(order, key)
 		}
-		byKey[key] = src{r, line, file}
+		byKey[key] = src{r, line, where}
 	}
-	for _, r := range spec.DefaultRanges(sc.Name) {
-		add(r, 0, "")
+	for _, r := range v.ranges {
+		where := v.path
+		if where == "" {
+			where = "scenario " + v.scenario.Name + "'s default range"
+		}
+		add(r.Text, r.Line, where)
 	}
-	for i, r := range fileRanges {
-		add(r, fileLines[i], opts.config)
-	}
-	for _, r := range opts.ranges {
+	for _, r := range flagRanges {
 		add(r, 0, "--range")
 	}
 	var ranges []string
 	for _, k := range order {
 		s := byKey[k]
 		if _, err := spec.NewConfigSpace(base, []string{s.text}, []int{s.line}); err != nil {
-			if s.file == "" {
-				return nil, fmt.Errorf("scenario %s's default range %q: %v", sc.Name, s.text, err)
-			}
-			return nil, fmt.Errorf("%s: %v", s.file, err)
+			return nil, fmt.Errorf("%s: %v", s.where, err)
 		}
 		ranges = append(ranges, s.text)
 	}
@@ -246,20 +303,12 @@ func newSweepSpace(sc *spec.Scenario, opts sweepOptions) (*sweepSpace, error) {
 	}
 	configs, stats, err := cs.Enumerate()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", sc.Name, err)
+		return nil, fmt.Errorf("%s: %v", v.scenario.Name, err)
 	}
 	if len(configs) == 0 {
-		return nil, fmt.Errorf("%s: no valid configuration in the ranges (%d combinations, all invalid: pools must hold the longest request, see Config.Validate)", sc.Name, stats.Combinations)
+		return nil, fmt.Errorf("%s: no valid configuration in the ranges (%d combinations, all invalid: pools must hold the longest request, see Config.Validate)", v.scenario.Name, stats.Combinations)
 	}
 	return &sweepSpace{base: base, ranges: cs.Ranges(), configs: configs, stats: stats}, nil
-}
-
-// spacedEquals removes blanks around "=" so "key = 1..3" is one field.
-func spacedEquals(s string) string {
-	for strings.Contains(s, " =") || strings.Contains(s, "= ") {
-		s = strings.ReplaceAll(strings.ReplaceAll(s, " =", "="), "= ", "=")
-	}
-	return s
 }
 
 // header is the sweep header of variant v on this space.
@@ -300,7 +349,7 @@ func foldAndAnnotate(parts []sweep.Part) (sweep.Report, error) {
 		return rep, err
 	}
 	h := parts[0].Header
-	sc, err := spec.LookupScenario(h.Scenario)
+	sc, err := sweepScenario(h)
 	if err != nil {
 		return rep, err
 	}
@@ -319,6 +368,19 @@ func foldAndAnnotate(parts []sweep.Part) (sweep.Report, error) {
 	return rep, nil
 }
 
+// sweepScenario is the scenario a sweep header names: the --config file's
+// (read again), or the built-in one.
+func sweepScenario(h sweep.Header) (*spec.Scenario, error) {
+	if h.ConfigFile == "" {
+		return lookupScenario(h.Scenario)
+	}
+	f, err := configfile.Load(h.ConfigFile)
+	if err != nil {
+		return nil, fmt.Errorf("the sweep's --config file: %v", err)
+	}
+	return f.Scenario, nil
+}
+
 // sweepCommand is the command that re-runs a variant's sweep.
 func sweepCommand(h sweep.Header) string {
 	fixes := h.Fixes
@@ -326,6 +388,9 @@ func sweepCommand(h sweep.Header) string {
 		fixes = []string{"none"}
 	}
 	parts := []string{commandName(), "sweep", "--scenario", h.Scenario}
+	if h.ConfigFile != "" {
+		parts = []string{commandName(), "sweep", "--config", h.ConfigFile}
+	}
 	for _, f := range fixes {
 		parts = append(parts, "--fix", f)
 	}

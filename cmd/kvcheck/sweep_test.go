@@ -130,14 +130,29 @@ func TestSweepBadInput(t *testing.T) {
 func TestSweepConfigFileRanges(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sweep.txt")
-	os.WriteFile(file, []byte("# around seed 003\nmax_batch_size=2\nsweep requests=1 prompt_pages=1 new_tokens = 1\nsweep target_blocks=3..4 draft_blocks=3\n"), 0o644)
-	code, out, errOut := runKvcheck("sweep", "--scenario", "adp-dummy-leak", "--fix", "none", "--no-cache", "--config", file)
-	if code != exitViolation || !strings.Contains(out, "ranges: max_batch_size=1,2 target_blocks=3,4 draft_blocks=3 max_num_active_requests=2,3 requests=1 prompt_pages=1 new_tokens=1") {
+	seed := "tokens_per_block=4 max_draft_len=1 kv_reserve_draft_tokens=1 max_batch_size=2 max_num_tokens=8\n" +
+		"enable_chunked_prefill=true chunk_unit_size=4 target_blocks=8 draft_blocks=8 target_index_slots=4 draft_index_slots=4\n" +
+		"max_util_for_resume=100 enable_recompute_pause=true draft_pool=unpaired version=00746ef ranks=2 loop=overlap\n" +
+		"enable_attention_dp=true max_num_active_requests=2 kv_cache_transceiver=true enable_adp_dummy_fixes=true\n" +
+		"request prompt=4 new=1 receiving_kv=true\nrequest prompt=4 new=2 rank=1\n"
+	os.WriteFile(file, []byte(seed+"sweep requests=1..2 prompt_pages=1 new_tokens = 1\nsweep target_blocks=3..4 draft_blocks=3\n"), 0o644)
+	code, out, errOut := runKvcheck("sweep", "--config", file, "--fix", "none", "--no-cache")
+	if code != exitViolation || !strings.Contains(out, "ranges: target_blocks=3,4 draft_blocks=3 requests=1,2 prompt_pages=1 new_tokens=1") ||
+		!strings.Contains(out, "reproduce: go run ./cmd/kvcheck sweep --config "+file+" --fix none") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 	}
-	os.WriteFile(file, []byte("max_batch_size=2\n\nsweep target_blocks=x\n"), 0o644)
-	code, _, errOut = runKvcheck("sweep", "--scenario", "adp-dummy-leak", "--no-cache", "--config", file)
-	if code != exitUsage || !strings.Contains(errOut, file+": line 3: target_blocks: expected an integer 0..255") {
+	yamlFile := filepath.Join(dir, "deployment.yaml")
+	os.WriteFile(yamlFile, []byte("kvcheck:\n  config: |\n"+indent(seed)+"  sweep:\n    requests: 1..2\n    target_blocks: x\n"), 0o644)
+	code, _, errOut = runKvcheck("sweep", "--config", yamlFile, "--no-cache")
+	if code != exitUsage || !strings.Contains(errOut, yamlFile+": line 11: target_blocks: expected an integer 0..255") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+}
+
+func indent(text string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		b.WriteString("    " + line + "\n")
+	}
+	return b.String()
 }

@@ -55,6 +55,9 @@ type Header struct {
 	// to say what was swept and to re-check the seed configuration.
 	Ranges []string `json:"ranges"`
 	Base   string   `json:"base"`
+	// ConfigFile is the --config file the scenario comes from, "" for a
+	// built-in one; merge reads it again.
+	ConfigFile string `json:"config_file,omitempty"`
 	Search Search   `json:"search"`
 	// KeepGoing says every configuration was checked past a violation.
 	KeepGoing bool `json:"keep_going"`
