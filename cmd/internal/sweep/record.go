@@ -58,7 +58,7 @@ type Header struct {
 	// ConfigFile is the --config file the scenario comes from, "" for a
 	// built-in one; merge reads it again.
 	ConfigFile string `json:"config_file,omitempty"`
-	Search Search   `json:"search"`
+	Search     Search `json:"search"`
 	// KeepGoing says every configuration was checked past a violation.
 	KeepGoing bool `json:"keep_going"`
 	// Stopped says a --time budget stopped the shard before it was done.

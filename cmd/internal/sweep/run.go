@@ -153,10 +153,10 @@ func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int) Record {
 	}
 	sp.Scenario = v.Scenario
 	res := model.Check[spec.State, spec.Action](sp, model.Options{
-		MaxDepth:       depth,
-		MaxStates:      search.MaxStates,
-		Workers:        1,
-		Liveness:       search.Liveness,
+		MaxDepth:  depth,
+		MaxStates: search.MaxStates,
+		Workers:   1,
+		Liveness:  search.Liveness,
 	})
 	r.States = res.States
 	// A search that stopped at a violation has its verdict too.
