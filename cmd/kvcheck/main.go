@@ -7,6 +7,8 @@
 //
 //	kvcheck check [--scenario NAME]... [--fix NAME]... [--depth N] [--max-states N] [--json]
 //	kvcheck fuzz [--scenario NAME]... [--fix NAME]... [--seed N] [--time DUR] [--walks N] [--workers N] [--swarm] [--json]
+//	kvcheck sweep [--scenario NAME]... [--fix NAME]... [--range KEY=VALUES]... [--shard i/n] [--time DUR] [--json]
+//	kvcheck merge [--json] FILE...
 //	kvcheck list
 //	kvcheck replay [--rewrite] FILE...
 //	kvcheck explain FILE --html OUT
@@ -50,6 +52,14 @@ Usage (kvcheck COMMAND --help for a command's flags and an example):
       Random walks with state-novelty feedback, for configurations too large
       to exhaust. Prints the seed; stops at the first violation (or the budget,
       default 5s per variant), shrinks it and prints the command that replays it.
+  kvcheck sweep [--scenario NAME]... [--fix NAME]... [--range KEY=VALUES]...
+                [--config FILE] [--shard i/n] [--time DUR] [--cache DIR] [--json] [--out DIR]
+      Check each variant on every valid configuration in ranges around the
+      scenario's (smallest first; docs/sweep.md): the smallest counterexample,
+      or that the fix holds on all. --shard prints one shard's results as JSON
+      lines; results are cached by configuration, variant and spec hash.
+  kvcheck merge [--json] [--out DIR] FILE...
+      Fold the shards' results into the report one sweep run prints.
   kvcheck check ... --config FILE
   kvcheck fuzz ... --config FILE
       Check (or fuzz) the configuration in FILE (repeatable): kvcheck's
@@ -83,8 +93,10 @@ scenario declares, per variant, the invariant the real code breaks and ok
 for its fixes; --expect FILE overrides), 1 a verdict differs (with
 --any-violation: any violation), 2 bad usage or input, 3 incomplete (a
 budget ended a search before it found a violation; nothing was proved),
-130 interrupted. Other commands: 0 ok, 1 a difference or violation, 2 bad
-usage or input. go run reports every failing status as 1: build the binary
+130 interrupted. Sweep and merge: 0 every variant holds on every
+configuration, 1 a violation, 2 bad usage or input, 3 incomplete (the --time
+budget ran out or shards are missing) without a violation. Other commands: 0
+ok, 1 a difference or violation, 2 bad usage or input. go run reports every failing status as 1: build the binary
 (go build -o kvcheck ./cmd/kvcheck) where the status matters.
 `
 
@@ -115,6 +127,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runShowConfig(args[1:], stdout, stderr)
 	case "version":
 		return runVersion(args[1:], stdout, stderr)
+	case "sweep":
+		return runSweep(args[1:], stdout, stderr)
+	case "merge":
+		return runMerge(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -27,6 +27,10 @@ type File struct {
 	Mapping []Mapping
 	// Warnings name the options the spec does not model.
 	Warnings []string
+	// Sweep are the ranges `kvcheck sweep` takes from the file: the
+	// kvcheck.sweep mapping, or `sweep KEY=VALUES ...` lines of
+	// configuration text (other commands ignore them).
+	Sweep []Range
 }
 
 // The forms of a configuration file.
@@ -71,7 +75,7 @@ func Load(path string) (*File, error) {
 
 // configTextLine is the first setting line of kvcheck's configuration
 // text: key=value or a request line.
-var configTextLine = regexp.MustCompile(`^([a-z_]+[ \t]*=|request( |$))`)
+var configTextLine = regexp.MustCompile(`^([a-z_]+[ \t]*=|request( |$)|sweep )`)
 
 // Parse reads a configuration file's bytes; path names it in errors and,
 // without a kvcheck.name, names its scenario.
@@ -109,6 +113,7 @@ const defaultDepth = 200
 // parseConfigText reads kvcheck's configuration text: the real code
 // alone, expected to break nothing, every request expected to finish.
 func parseConfigText(path string, data []byte) (*File, error) {
+	data, ranges := splitSweepLines(data)
 	cfg, err := spec.ParseConfig(spec.Config{}, string(data))
 	if err != nil {
 		var ce *spec.ConfigError
@@ -126,7 +131,7 @@ func parseConfigText(path string, data []byte) (*File, error) {
 		Expect: map[string]string{"real-code": spec.VerdictOK},
 		Depth:  defaultDepth,
 	}
-	return &File{Path: path, Kind: KindConfigText, Scenario: sc}, nil
+	return &File{Path: path, Kind: KindConfigText, Scenario: sc, Sweep: ranges}, nil
 }
 
 // reader is the state of reading one YAML file.
@@ -209,6 +214,7 @@ func (f *reader) parseYAML(data []byte) (*File, error) {
 		sc.Report = f.path
 	}
 	out.Scenario = sc
+	out.Sweep = ks.sweep
 	return out, nil
 }
 

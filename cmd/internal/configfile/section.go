@@ -24,6 +24,8 @@ type section struct {
 	requests       []request
 	// config is configuration text applied after the derivation.
 	config []textLine
+	// sweep are the ranges of kvcheck.sweep (kvcheck sweep --config).
+	sweep []Range
 }
 
 // request is one item of kvcheck.requests.
@@ -38,7 +40,7 @@ type request struct {
 var sectionKeys = []string{"name", "doc", "report", "goals", "variants", "depth", "max_states",
 	"tokens_per_block", "target_pages", "draft_pages", "stage_target_pages", "stage_draft_pages", "host_pages", "index_slots",
 	"max_batch_size", "chunk_pages", "ranks", "draft_pool", "draft_view", "version",
-	"recompute_pause", "early_finish", "max_num_active_requests", "requests", "config"}
+	"recompute_pause", "early_finish", "max_num_active_requests", "requests", "config", "sweep"}
 
 // parseSection reads the kvcheck: section. Keys the derivation uses are
 // kept in has and read there.
@@ -105,6 +107,10 @@ func (f *reader) parseSection(sec field) (*section, error) {
 			ks.tokensPerBlock = n
 		case "requests":
 			if err := f.parseRequests(fl, ks); err != nil {
+				return nil, err
+			}
+		case "sweep":
+			if ks.sweep, err = f.parseSweep(fl); err != nil {
 				return nil, err
 			}
 		case "config":

@@ -1,0 +1,59 @@
+package sweep
+
+import (
+	"testing"
+
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+// benchVariants are the seed scenarios under the fix sets their default
+// sweeps are about.
+var benchVariants = []struct {
+	scenario string
+	fixes    []spec.Fix
+}{
+	{"draft-admission", []spec.Fix{spec.FixJointAdmission}},
+	{"draft-admission-resume", []spec.Fix{spec.FixDeferDraftMirror}},
+	{"adp-dummy-leak", []spec.Fix{spec.FixFreeUnpairedMirror}},
+	{"pp-history-capacity", []spec.Fix{spec.FixRecordDraftLens, spec.FixClampCapacity}},
+}
+
+// BenchmarkDefaultSweep checks every configuration of each seed scenario's
+// default sweep (keep-going, so the whole space is checked whatever the
+// verdict) on all cores; it reports the configurations, their total
+// states and the cost of one configuration. One iteration is a whole
+// sweep: run with -benchtime 1x.
+func BenchmarkDefaultSweep(b *testing.B) {
+	for _, bv := range benchVariants {
+		b.Run(bv.scenario, func(b *testing.B) {
+			sc, err := spec.LookupScenario(bv.scenario)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cs, err := spec.NewConfigSpace(sc.Config, spec.DefaultRanges(sc.Name), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			configs, _, err := cs.Enumerate()
+			if err != nil {
+				b.Fatal(err)
+			}
+			v := Variant{Scenario: sc, Fixes: spec.FixSetOf(bv.fixes...)}
+			b.ResetTimer()
+			states, violating := 0, 0
+			for range b.N {
+				states, violating = 0, 0
+				Run(v, configs, Options{Search: Search{MaxStates: 200_000, Liveness: true}, Workers: 2, KeepGoing: true}, func(r Record) {
+					states += r.States
+					if r.Result == ResultViolation {
+						violating++
+					}
+				})
+			}
+			b.ReportMetric(float64(len(configs)), "configs")
+			b.ReportMetric(float64(states)/float64(len(configs)), "states/config")
+			b.ReportMetric(float64(violating), "violating")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(configs))/1e6, "ms/config")
+		})
+	}
+}

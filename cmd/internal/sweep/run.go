@@ -1,0 +1,192 @@
+// Package sweep checks one variant (a scenario under a set of fixes) on
+// every configuration of a spec.ConfigSpace: the engine of `kvcheck sweep`
+// and `kvcheck merge`. A run checks the configurations a shard owns, in
+// parallel, one exhaustive search each, and emits one Record per
+// configuration; Fold turns the records of one run, or of every shard's
+// run, into the same Report.
+package sweep
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kvcheck/kvcheck/model"
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+// Variant is a scenario checked under a set of fixes.
+type Variant struct {
+	Scenario *spec.Scenario
+	Fixes    spec.Fixes
+}
+
+// Label is the variant as a transcript names it: "adp-dummy-leak.real-code".
+func (v Variant) Label() string {
+	name := "real-code"
+	if names := v.Fixes.Names(); len(names) > 0 {
+		name = joinPlus(names)
+	}
+	return v.Scenario.Name + "." + name
+}
+
+// Search bounds each configuration's exhaustive search.
+type Search struct {
+	// Depth is the maximum search depth (0: the scenario's).
+	Depth int
+	// MaxStates bounds each search's distinct states.
+	MaxStates int
+	// Liveness also looks for livelocks on complete searches.
+	Liveness bool
+}
+
+// Options shape a run.
+type Options struct {
+	Search Search
+	// Workers check configurations in parallel (one search each).
+	Workers int
+	// KeepGoing checks every configuration; otherwise a run stops after the
+	// size class (requests, pages, ranks) of its first violation, which is
+	// where the smallest counterexample is.
+	KeepGoing bool
+	// Deadline stops taking new configurations (zero: none).
+	Deadline time.Time
+	Shard    Shard
+	// Cache supplies and keeps results (nil: none).
+	Cache *Cache
+}
+
+// Run checks v on the configurations of configs that opts.Shard owns and
+// calls emit with each record, from one goroutine at a time, in no
+// particular order. It returns how many records came from the cache.
+func Run(v Variant, configs []spec.SpaceConfig, opts Options, emit func(Record)) (cached int) {
+	var owned []int
+	for i := range configs {
+		if opts.Shard.Owns(i) {
+			owned = append(owned, i)
+		}
+	}
+	// cutoff is the last index worth checking: the end of the size class
+	// of the first violation seen.
+	var cutoff atomic.Int64
+	cutoff.Store(int64(len(configs)))
+	var next atomic.Int64
+	var mu sync.Mutex
+	record := func(r Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Result == ResultViolation && !opts.KeepGoing {
+			end := classEnd(configs, r.Index)
+			if int64(end) < cutoff.Load() {
+				cutoff.Store(int64(end))
+			}
+		}
+		emit(r)
+	}
+	depth := opts.Search.Depth
+	if depth == 0 {
+		depth = v.Scenario.Depth
+	}
+	workers := max(opts.Workers, 1)
+	if workers > runtime.NumCPU()*4 {
+		workers = runtime.NumCPU() * 4
+	}
+	var fromCache atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(owned) {
+					return
+				}
+				i := owned[k]
+				if int64(i) > cutoff.Load() {
+					return
+				}
+				if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
+					return
+				}
+				key := ""
+				if opts.Cache != nil {
+					key = opts.Cache.Key(v, opts.Search, configs[i].Key)
+					if r, ok := opts.Cache.Lookup(v, key); ok {
+						r.Index = i
+						fromCache.Add(1)
+						record(r)
+						continue
+					}
+				}
+				r := checkOne(v, &configs[i], opts.Search, depth)
+				r.Index = i
+				if opts.Cache != nil {
+					opts.Cache.Store(v, key, r)
+				}
+				record(r)
+			}
+		}()
+	}
+	wg.Wait()
+	return int(fromCache.Load())
+}
+
+// classEnd is the last index of the size class of configs[i] (configs are
+// sorted, so a class is contiguous).
+func classEnd(configs []spec.SpaceConfig, i int) int {
+	key := configs[i].SizeKey()
+	for i+1 < len(configs) && configs[i+1].SizeKey() == key {
+		i++
+	}
+	return i
+}
+
+// checkOne runs the exhaustive search of v on one configuration.
+func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int) Record {
+	r := Record{Result: ResultOK, Requests: c.Requests, Pages: c.Pages, Ranks: c.Ranks}
+	sp, err := spec.New(c.Config, v.Fixes)
+	if err != nil {
+		// Enumerate returns valid configurations only.
+		panic(err)
+	}
+	sp.Scenario = v.Scenario
+	res := model.Check[spec.State, spec.Action](sp, model.Options{
+		MaxDepth:  depth,
+		MaxStates: search.MaxStates,
+		Workers:   1,
+		Liveness:  search.Liveness,
+	})
+	r.States = res.States
+	// A search that stopped at a violation has its verdict too.
+	r.Complete = res.Complete || len(res.Violations) > 0
+	for _, g := range res.Goals {
+		if g.Reached {
+			r.Goals = append(r.Goals, g.Name)
+		}
+	}
+	if len(res.Violations) > 0 {
+		viol := res.Violations[0]
+		r.Result = ResultViolation
+		r.Invariant = viol.Invariant
+		r.Message = viol.Message
+		r.Trace = make([]string, len(viol.Trace))
+		for j, a := range viol.Trace {
+			r.Trace[j] = a.String()
+		}
+		r.Config = c.Text()
+	}
+	return r
+}
+
+func joinPlus(names []string) string {
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += "+"
+		}
+		out += n
+	}
+	return out
+}

@@ -1,0 +1,429 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
+	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
+	"github.com/kvcheck/kvcheck/spec"
+	"github.com/spf13/pflag"
+)
+
+// sweepOptions are the flags of `kvcheck sweep`.
+type sweepOptions struct {
+	scenarios []string
+	fixes     []string
+	ranges    []string
+	configs   []string
+	depth     int
+	maxStates int
+	liveness  bool
+	keepGoing bool
+	workers   int
+	shard     string
+	budget    time.Duration
+	cacheDir  string
+	noCache   bool
+	json      bool
+	out       string
+	rewrite   bool
+}
+
+// defaultSweepMaxStates bounds each configuration's search in a sweep.
+const defaultSweepMaxStates = 200_000
+
+func runSweep(args []string, stdout, stderr io.Writer) int {
+	var opts sweepOptions
+	flags := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.StringArrayVar(&opts.scenarios, "scenario", nil, "built-in scenario whose neighbourhood to sweep (repeatable; default: all)")
+	flags.StringArrayVar(&opts.fixes, "fix", nil, "fix variant to apply (repeatable; 'none' = the real code alone; default: the real code and each of the scenario's fixes)")
+	flags.StringArrayVar(&opts.ranges, "range", nil, "KEY=VALUES range replacing the scenario's default for KEY, e.g. target_blocks=4..8, version=all, requests=1..3 (repeatable; see docs/sweep.md)")
+	flags.StringArrayVar(&opts.configs, "config", nil, "sweep around the configuration in FILE (kvcheck's configuration text with `sweep KEY=VALUES ...` lines, or YAML with a kvcheck: section whose sweep: maps keys to values; repeatable)")
+	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth per configuration (default: the scenario's)")
+	flags.IntVar(&opts.maxStates, "max-states", defaultSweepMaxStates, "maximum distinct states per configuration")
+	flags.BoolVar(&opts.liveness, "liveness", true, "also look for livelocks on each complete search")
+	flags.BoolVar(&opts.keepGoing, "keep-going", false, "check every configuration, not only up to the smallest counterexample's size class")
+	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "configurations checked in parallel (results do not depend on it)")
+	flags.StringVar(&opts.shard, "shard", "", "i/n: check only shard i of n (deterministic partition) and print its results as JSON lines for kvcheck merge")
+	flags.DurationVar(&opts.budget, "time", 0, "time budget for the whole sweep (0: none); past it the report says incomplete and the exit status is 3")
+	flags.StringVar(&opts.cacheDir, "cache", defaultCacheDir(), "results cache directory (results are keyed by configuration, variant and a hash of the spec and engine)")
+	flags.BoolVar(&opts.noCache, "no-cache", false, "neither read nor write the results cache")
+	flags.BoolVar(&opts.json, "json", false, "print one JSON object per variant")
+	flags.StringVar(&opts.out, "out", "", "write each variant's smallest counterexample as a transcript in this directory")
+	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
+	if err := flags.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+		return exitUsage
+	}
+	if flags.NArg() > 0 {
+		fmt.Fprintf(stderr, "kvcheck sweep: unexpected argument %q (scenarios are given with --scenario)\n", flags.Arg(0))
+		return exitUsage
+	}
+	if opts.depth < 0 || opts.maxStates < 0 || opts.budget < 0 || opts.workers < 1 {
+		fmt.Fprintln(stderr, "kvcheck sweep: --depth, --max-states and --time must not be negative, --workers at least 1")
+		return exitUsage
+	}
+	var shard sweep.Shard
+	if opts.shard != "" {
+		var err error
+		if shard, err = sweep.ParseShard(opts.shard); err != nil {
+			fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+			return exitUsage
+		}
+	}
+	variants, err := sweepVariants(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+		return exitUsage
+	}
+	var cache *sweep.Cache
+	if !opts.noCache && opts.cacheDir != "" {
+		if cache, err = sweep.OpenCache(opts.cacheDir); err != nil {
+			fmt.Fprintf(stderr, "kvcheck sweep: %v (--no-cache to run without)\n", err)
+			return exitUsage
+		}
+		defer cache.Close()
+	}
+	start := time.Now()
+	run := sweep.Options{
+		Search:    sweep.Search{Depth: opts.depth, MaxStates: opts.maxStates, Liveness: opts.liveness},
+		Workers:   opts.workers,
+		KeepGoing: opts.keepGoing,
+		Shard:     shard,
+		Cache:     cache,
+	}
+	if opts.budget > 0 {
+		run.Deadline = start.Add(opts.budget)
+	}
+	// Spaces are per scenario; enumerate each once.
+	spaces := map[string]*sweepSpace{}
+	var results []sweepResult
+	var records *sweep.Writer
+	info := stdout
+	if opts.shard != "" {
+		records = sweep.NewWriter(stdout)
+		defer records.Flush()
+		info = stderr
+	} else if opts.json {
+		info = stderr
+	}
+	checkedNow, reused := 0, 0
+	for _, v := range variants {
+		sp, ok := spaces[v.key()]
+		if !ok {
+			if sp, err = newSweepSpace(v, opts.ranges); err != nil {
+				fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+				return exitUsage
+			}
+			spaces[v.key()] = sp
+			fmt.Fprintf(info, "kvcheck sweep: %s: %d configurations (%d combinations, %d invalid, %d equivalent to another)\n  ranges: %s\n",
+				v.scenario.Name, len(sp.configs), sp.stats.Combinations, sp.stats.Invalid, sp.stats.Equivalent, strings.Join(sp.ranges, " "))
+		}
+		sv := sweep.Variant{Scenario: v.scenario, Fixes: v.fixes}
+		header := sp.header(sv, shard, run)
+		header.ConfigFile = v.path
+		part := sweep.Part{Header: header}
+		cached := sweep.Run(sv, sp.configs, run, func(r sweep.Record) { part.Records = append(part.Records, r) })
+		checkedNow += len(part.Records) - cached
+		reused += cached
+		part.Header.Stopped = !run.Deadline.IsZero() && time.Now().After(run.Deadline)
+		if records != nil {
+			if err := writePart(records, part); err != nil {
+				fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+				return exitUsage
+			}
+			continue
+		}
+		rep, err := foldAndAnnotate([]sweep.Part{part})
+		if err != nil {
+			fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+			return exitUsage
+		}
+		results = append(results, sweepResult{rep, sv, part.Header})
+	}
+	elapsed := time.Since(start)
+	if records != nil {
+		fmt.Fprintf(info, "kvcheck sweep: shard %s: %d configurations checked, %d from the cache, in %.1fs; fold the shards with kvcheck merge\n",
+			shard, checkedNow, reused, elapsed.Seconds())
+		return exitOK
+	}
+	if cache != nil {
+		if checkedNow == 0 && reused > 0 {
+			fmt.Fprintf(info, "warm cache: all %d results reused from %s, nothing rechecked (%.2fs)\n", reused, cache.Dir(), elapsed.Seconds())
+		} else {
+			fmt.Fprintf(info, "cache: %d results reused, %d checked now and stored in %s (%.1fs)\n", reused, checkedNow, cache.Dir(), elapsed.Seconds())
+		}
+	} else {
+		fmt.Fprintf(info, "%d configurations checked in %.1fs\n", checkedNow, elapsed.Seconds())
+	}
+	return reportSweep(results, opts.json, opts.out, opts.rewrite, "kvcheck sweep", stdout, stderr)
+}
+
+// sweepSpace is one scenario's enumerated space.
+type sweepSpace struct {
+	base    spec.Config
+	ranges  []string
+	configs []spec.SpaceConfig
+	stats   spec.SpaceStats
+}
+
+// sweepVariant is a variant to sweep and where its space comes from.
+type sweepVariant struct {
+	scenario *spec.Scenario
+	fixes    spec.Fixes
+	// path is the --config file of the scenario ("" for a built-in one);
+	// ranges its sweep ranges, or the built-in scenario's defaults.
+	path   string
+	ranges []configfile.Range
+}
+
+// key names the variant's space.
+func (v sweepVariant) key() string { return v.scenario.Name + "\x00" + v.path }
+
+// sweepVariants expands --scenario, --config and --fix: each scenario (all
+// built-in ones without --scenario or --config) under the --fix set or,
+// without --fix, as the real code and with each of its fix sets. Unlike
+// check, any fix may be swept on any scenario: whether a fix meant for one
+// seed survives another's neighbourhood is a question a sweep answers.
+func sweepVariants(opts sweepOptions) ([]sweepVariant, error) {
+	var sources []sweepVariant
+	for _, name := range opts.scenarios {
+		sc, err := lookupScenario(name)
+		if err != nil {
+			return nil, err
+		}
+		src := sweepVariant{scenario: sc}
+		for _, r := range spec.DefaultRanges(sc.Name) {
+			src.ranges = append(src.ranges, configfile.Range{Text: r})
+		}
+		sources = append(sources, src)
+	}
+	for _, path := range opts.configs {
+		f, err := configfile.Load(path)
+		if err != nil {
+			return nil, fmt.Errorf("--config: %v", err)
+		}
+		if len(f.Sweep) == 0 && len(opts.ranges) == 0 {
+			return nil, fmt.Errorf("--config: %s: no sweep ranges; give a kvcheck.sweep mapping (YAML), sweep KEY=VALUES lines (configuration text) or --range", path)
+		}
+		sources = append(sources, sweepVariant{scenario: f.Scenario, path: path, ranges: f.Sweep})
+	}
+	if len(opts.scenarios) == 0 && len(opts.configs) == 0 {
+		for _, sc := range spec.Scenarios() {
+			src := sweepVariant{scenario: sc}
+			for _, r := range spec.DefaultRanges(sc.Name) {
+				src.ranges = append(src.ranges, configfile.Range{Text: r})
+			}
+			sources = append(sources, src)
+		}
+	}
+	var explicit *spec.Fixes
+	if len(opts.fixes) > 0 {
+		var names []string
+		for _, n := range opts.fixes {
+			if n != "none" {
+				names = append(names, n)
+			}
+		}
+		if len(names) > 0 && len(names) < len(opts.fixes) {
+			return nil, fmt.Errorf("--fix none (the real code alone) cannot be combined with another --fix")
+		}
+		fixes, err := parseFixes(names)
+		if err != nil {
+			return nil, err
+		}
+		explicit = &fixes
+	}
+	var out []sweepVariant
+	for _, src := range sources {
+		if explicit != nil {
+			src.fixes = *explicit
+			out = append(out, src)
+			continue
+		}
+		for _, fixes := range src.scenario.Variants() {
+			src.fixes = fixes
+			out = append(out, src)
+		}
+	}
+	return out, nil
+}
+
+// newSweepSpace builds the space of a variant's scenario: its
+// configuration under its ranges (the file's, or the built-in scenario's
+// defaults), each replaced by a --range of the same key.
+func newSweepSpace(v sweepVariant, flagRanges []string) (*sweepSpace, error) {
+	base := v.scenario.Config
+	type src struct {
+		text  string
+		line  int
+		where string
+	}
+	var order []string
+	byKey := map[string]src{}
+	add := func(r string, line int, where string) {
+		key, _, _ := strings.Cut(r, "=")
+		key = strings.TrimSpace(key)
+		if _, ok := byKey[key]; !ok {
+			order = append(order, key)
+		}
+		byKey[key] = src{r, line, where}
+	}
+	for _, r := range v.ranges {
+		where := v.path
+		if where == "" {
+			where = "scenario " + v.scenario.Name + "'s default range"
+		}
+		add(r.Text, r.Line, where)
+	}
+	for _, r := range flagRanges {
+		add(r, 0, "--range")
+	}
+	var ranges []string
+	for _, k := range order {
+		s := byKey[k]
+		if _, err := spec.NewConfigSpace(base, []string{s.text}, []int{s.line}); err != nil {
+			return nil, fmt.Errorf("%s: %v", s.where, err)
+		}
+		ranges = append(ranges, s.text)
+	}
+	cs, err := spec.NewConfigSpace(base, ranges, nil)
+	if err != nil {
+		return nil, err
+	}
+	configs, stats, err := cs.Enumerate()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", v.scenario.Name, err)
+	}
+	if len(configs) == 0 {
+		return nil, fmt.Errorf("%s: no valid configuration in the ranges (%d combinations, all invalid: pools must hold the longest request, see Config.Validate)", v.scenario.Name, stats.Combinations)
+	}
+	return &sweepSpace{base: base, ranges: cs.Ranges(), configs: configs, stats: stats}, nil
+}
+
+// header is the sweep header of variant v on this space.
+func (sp *sweepSpace) header(v sweep.Variant, shard sweep.Shard, run sweep.Options) sweep.Header {
+	base := spec.FormatConfig(&sp.base)
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%+v\x00%v\x00%d", base, strings.Join(sp.ranges, "\x00"), run.Search, run.KeepGoing, len(sp.configs))))
+	return sweep.Header{
+		Scenario: v.Scenario.Name, Fixes: v.Fixes.Names(), Total: len(sp.configs), Shard: shard.String(),
+		Space: hex.EncodeToString(h[:12]), Engine: sweep.EngineHash()[:24],
+		Ranges: sp.ranges, Base: base, Search: run.Search, KeepGoing: run.KeepGoing,
+	}
+}
+
+// writePart writes a variant's header and records as JSON lines.
+func writePart(w *sweep.Writer, p sweep.Part) error {
+	if err := w.Header(p.Header); err != nil {
+		return err
+	}
+	for _, r := range p.Records {
+		if err := w.Record(r); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+// sweepResult is a variant's report with what made it.
+type sweepResult struct {
+	report  sweep.Report
+	variant sweep.Variant
+	header  sweep.Header
+}
+
+// foldAndAnnotate folds the parts of one variant and completes the report.
+func foldAndAnnotate(parts []sweep.Part) (sweep.Report, error) {
+	rep, err := sweep.Fold(parts)
+	if err != nil {
+		return rep, err
+	}
+	h := parts[0].Header
+	sc, err := sweepScenario(h)
+	if err != nil {
+		return rep, err
+	}
+	fixes, err := spec.ParseFixes(h.Fixes)
+	if err != nil {
+		return rep, err
+	}
+	base, err := spec.ParseConfig(spec.Config{}, h.Base)
+	if err != nil {
+		return rep, fmt.Errorf("the sweep's base configuration: %v", err)
+	}
+	if err := sweep.Annotate(&rep, sweep.Variant{Scenario: sc, Fixes: fixes}, base, h.Search); err != nil {
+		return rep, err
+	}
+	rep.Reproduce = sweepCommand(h)
+	return rep, nil
+}
+
+// sweepScenario is the scenario a sweep header names: the --config file's
+// (read again), or the built-in one.
+func sweepScenario(h sweep.Header) (*spec.Scenario, error) {
+	if h.ConfigFile == "" {
+		return lookupScenario(h.Scenario)
+	}
+	f, err := configfile.Load(h.ConfigFile)
+	if err != nil {
+		return nil, fmt.Errorf("the sweep's --config file: %v", err)
+	}
+	return f.Scenario, nil
+}
+
+// sweepCommand is the command that re-runs a variant's sweep.
+func sweepCommand(h sweep.Header) string {
+	fixes := h.Fixes
+	if len(fixes) == 0 {
+		fixes = []string{"none"}
+	}
+	parts := []string{commandName(), "sweep", "--scenario", h.Scenario}
+	if h.ConfigFile != "" {
+		parts = []string{commandName(), "sweep", "--config", h.ConfigFile}
+	}
+	for _, f := range fixes {
+		parts = append(parts, "--fix", f)
+	}
+	for _, r := range h.Ranges {
+		parts = append(parts, "--range", r)
+	}
+	if h.Search.Depth != 0 {
+		parts = append(parts, "--depth", fmt.Sprint(h.Search.Depth))
+	}
+	if h.Search.MaxStates != defaultSweepMaxStates {
+		parts = append(parts, "--max-states", fmt.Sprint(h.Search.MaxStates))
+	}
+	if !h.Search.Liveness {
+		parts = append(parts, "--liveness=false")
+	}
+	if h.KeepGoing {
+		parts = append(parts, "--keep-going")
+	}
+	return strings.Join(parts, " ")
+}
+
+// defaultCacheDir is the user's cache directory's kvcheck/sweep, or "" (no
+// cache) when there is none.
+func defaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "kvcheck", "sweep")
+}
+
+// jsonLine prints v as one JSON line.
+func jsonLine(w io.Writer, v any) {
+	data, _ := json.Marshal(v)
+	fmt.Fprintln(w, string(data))
+}

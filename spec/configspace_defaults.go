@@ -1,0 +1,42 @@
+package spec
+
+// defaultRanges are the ranges `kvcheck sweep` takes for a scenario when
+// none are given: the neighbourhood of the scenario's configuration, sized
+// to finish in about a minute on 2 cores (see docs/sweep.md for the
+// measurements).
+var defaultRanges = map[string][]string{
+	// seed 000: up to three requests of one to three pages sharing up to two
+	// pages of prefix, both pools from 4 to 8 pages, both code versions.
+	"draft-admission": {
+		"requests=1..3", "prompt_pages=1..3", "new_tokens=2", "shared_pages=0..2",
+		"target_blocks=4..8", "draft_blocks=4..8", "version=all",
+	},
+	// seed 003: one or two requests on either rank, generating or receiving
+	// their KV, pools from 3 to 7 pages, the pad cap and the batch size.
+	"adp-dummy-leak": {
+		"requests=1..2", "prompt_pages=1..2", "new_tokens=1..2", "receiving_kv=all", "spread=true",
+		"target_blocks=3..7", "draft_blocks=3..7", "max_num_active_requests=2..3", "max_batch_size=1..2",
+	},
+	// seed 001: one or two requests of one to four pages, each stage's
+	// target pool from 4 to 10 pages, the batch size.
+	"pp-history-capacity": {
+		"requests=1..2", "prompt_pages=1..4", "new_tokens=1..4",
+		"target_blocks=4..10", "stage_target_blocks.1=4..10", "max_batch_size=2..3",
+	},
+}
+
+// DefaultRanges returns the ranges `kvcheck sweep` takes for the scenario
+// named name: its own, or those of the scenario it varies (a scenario made
+// from another by changing a setting sweeps the same neighbourhood).
+func DefaultRanges(name string) []string {
+	if r, ok := defaultRanges[name]; ok {
+		return r
+	}
+	switch name {
+	case "draft-admission-resume", "draft-view-lag":
+		return defaultRanges["draft-admission"]
+	case "pp-stage-divergence":
+		return defaultRanges["pp-history-capacity"]
+	}
+	return nil
+}
