@@ -62,7 +62,10 @@ func (cs *ConfigSpace) Enumerate() ([]SpaceConfig, SpaceStats, error) {
 	}
 	// The request sequences depend on tokens_per_block and ranks, so they
 	// are made per setting combination (and memoized).
-	type seqKey struct{ tpb, ranks uint8 }
+	type seqKey struct {
+		tpb   uint32
+		ranks uint8
+	}
 	memo := map[seqKey][][]RequestTemplate{}
 	seen := map[string]bool{}
 	var out []SpaceConfig
@@ -194,7 +197,7 @@ func measure(c Config, key string) SpaceConfig {
 
 // sequences returns every request sequence of the mix with tokens_per_block
 // tpb over ranks ranks, routings up to renaming ranks.
-func (m *RequestMix) sequences(tpb, ranks uint8) [][]RequestTemplate {
+func (m *RequestMix) sequences(tpb uint32, ranks uint8) [][]RequestTemplate {
 	var kinds []RequestTemplate
 	for _, p := range m.PromptPages {
 		for _, n := range m.NewTokens {
@@ -204,10 +207,10 @@ func (m *RequestMix) sequences(tpb, ranks uint8) [][]RequestTemplate {
 					if prompt > 255 || s > p {
 						continue
 					}
-					r := RequestTemplate{PromptLen: uint8(prompt), MaxNewTokens: uint8(n), Family: NoFamily, ReceivingKV: kv}
+					r := RequestTemplate{PromptLen: uint32(prompt), MaxNewTokens: uint32(n), Family: NoFamily, ReceivingKV: kv}
 					if s > 0 {
 						r.Family = 0
-						r.SharedPrefix = uint8(s * int(tpb))
+						r.SharedPrefix = uint32(s * int(tpb))
 					}
 					kinds = append(kinds, r)
 				}
@@ -253,10 +256,10 @@ func Canonical(cfg Config) Config {
 	c.Requests = slices.Clone(cfg.Requests)
 	if c.DraftPool == NoDraftPool {
 		c.DraftBlocks, c.DraftIndexSlots, c.ReserveDraftTokens = 0, 0, 0
-		c.StageDraftBlocks = [MaxRanks]uint8{}
+		c.StageDraftBlocks = [MaxRanks]uint32{}
 	}
 	if !c.HostTier {
-		c.HostBlocks, c.StageHostBlocks = 0, [MaxRanks]uint8{}
+		c.HostBlocks, c.StageHostBlocks = 0, [MaxRanks]uint32{}
 	}
 	for r := range MaxRanks {
 		if c.StageTargetBlocks[r] == c.TargetBlocks {

@@ -156,14 +156,14 @@ func TestRangesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stages := map[[2]uint8]bool{}
+	stages := map[[2]uint32]bool{}
 	for _, c := range configs {
-		stages[[2]uint8{c.Config.StageDraftBlocks[0], c.Config.StageTargetBlocks[1]}] = true
+		stages[[2]uint32{c.Config.StageDraftBlocks[0], c.Config.StageTargetBlocks[1]}] = true
 	}
 	// stage 0's draft pool: 10 is the uniform size (canonically 0) or 9;
 	// stage 1's target pool 8, 9 or 10 (canonically 0 where it equals
 	// target_blocks).
-	for _, want := range [][2]uint8{{0, 8}, {9, 9}, {0, 0}, {9, 10}} {
+	for _, want := range [][2]uint32{{0, 8}, {9, 9}, {0, 0}, {9, 10}} {
 		if !stages[want] {
 			t.Errorf("no configuration with stage pools %v: %v", want, stages)
 		}
