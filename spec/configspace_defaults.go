@@ -17,6 +17,18 @@ var defaultRanges = map[string][]string{
 		"requests=1..2", "prompt_pages=1..2", "new_tokens=1..2", "receiving_kv=all", "spread=true",
 		"target_blocks=3..7", "draft_blocks=3..7", "max_num_active_requests=2..3", "max_batch_size=1..2",
 	},
+	// PR #13104: the scenario's requests (one sends its KV, which the
+	// request mix cannot draw yet), the pool, the page-index row
+	// (max_seq_len), the pad cap and the batch size.
+	"adp-veto-growth": {
+		"target_blocks=3..12", "max_seq_len=8..16", "max_num_active_requests=2..3", "max_batch_size=1..2",
+	},
+	// PR #14286 / #17801: the scenario's requests (those sending their KV
+	// hold IndexMapper slots), the slots, the pool, the pad cap and the
+	// batch size.
+	"adp-dummy-none": {
+		"target_blocks=3..12", "target_index_slots=1..4", "max_num_active_requests=2..3", "max_batch_size=1..2",
+	},
 	// seed 001: one or two requests of one to four pages, each stage's
 	// target pool from 4 to 10 pages, the batch size.
 	"pp-history-capacity": {
