@@ -251,6 +251,12 @@ func TestMalformedHistories(t *testing.T) {
 		{"create without reused", `{"rank":0,"pool":"target","request":1,"op":"create","args":{"reuse":true,"prompt":12},"result":{"ok":true},"call":1,"return":2}`, `needs "reused"`},
 		{"header later", `{"kvcheck_history": 1}`, "header line after the first line"},
 		{"unknown result field", strings.Replace(good, `{"ok":true}`, `{"ok":true,"why":1}`, 1), "result:"},
+		{"context entry without position", `{"rank":0,"pool":"draft","request":1,"op":"prepare_draft_resources","args":{"phase":"context","draft_len":1},"result":{"ok":true},"call":1,"return":2}`, `needs "position"`},
+		{"generation entry with a chunk", `{"rank":0,"pool":"draft","request":1,"op":"prepare_draft_resources","args":{"phase":"generation","chunk":4,"draft_len":1},"result":{"ok":true},"call":1,"return":2}`, `takes "chunk"`},
+		{"unknown request state", `{"rank":0,"pool":"target","request":1,"op":"update_resources","args":{"rewind":1,"accepted":0,"num_tokens":9,"state":"running"},"result":{"ok":true},"call":1,"return":2}`, `expected one of ["generation" "complete" "context"]`},
+		{"no max_beam_num_tokens", `{"rank":0,"pool":"target","request":1,"op":"update_resources","args":{"rewind":1,"accepted":0,"num_tokens":0,"state":"generation"},"result":{"ok":true},"call":1,"return":2}`, "num_tokens is 0"},
+		{"resize in a core result", strings.Replace(good, `{"ok":true}`, `{"ok":true,"resize":[4,null]}`, 1), `"resize" belongs only to the manager steps`},
+		{"probe without its value", `{"rank":0,"pool":"target","request":1,"op":"probe_reuse","args":{"tokens":9},"result":{"ok":true},"call":1,"return":2}`, `needs "value"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("h.jsonl", strings.NewReader(good+"\n\n"+tc.line+"\n"))
