@@ -158,6 +158,10 @@ type CacheResult struct {
 	Raise string
 }
 
+// NeverResumed reports whether the cache was born SUSPENDED and has not been
+// resumed since.
+func (c *CacheOf[T]) NeverResumed() bool { return c.Flags&flagNeverResumed != 0 }
+
 // InitialPool is pool p of rank r before any operation: every page free.
 func (sp *Spec) InitialPool(r uint8, p PoolKind) PoolModel {
 	return PoolModel{Free: uint32(sp.Config.poolBlocksOn(r, p))}

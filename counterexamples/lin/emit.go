@@ -282,8 +282,8 @@ func candidateOrders(closes, rest [][]spec.CacheOp, shrinking []bool) [][]spec.C
 // cacheOps derives the operations one cache went through in a step, in
 // the order the real code makes them: close (of a gone or replaced
 // cache), create, resume, resize, commit, suspend. closeOnly says the
-// cache was only closed. A created cache starts at its reused prefix
-// (shared blocks × tokens per block), as _create_kv_cache leaves it.
+// cache was only closed. A created cache starts at its reused prefix, as
+// _create_kv_cache leaves it.
 func cacheOps(sp *spec.Spec, after *spec.State, r int, id uint8, c0, c1 spec.Cache) ([]spec.CacheOp, bool) {
 	var ops []spec.CacheOp
 	cur := c0
@@ -298,21 +298,29 @@ func cacheOps(sp *spec.Spec, after *spec.State, r int, id uint8, c0, c1 spec.Cac
 		return ops, false
 	}
 	curStop := cur.StopCommitting()
+	resumed := false
 	if cur.Status == spec.Absent {
 		reuse := !c1.StopCommitting() || c1.Shared > 0 || c1.Committed > 0
 		prompt := after.Ranks[r].Requests[id].Prompt
 		ops = append(ops, spec.CacheOp{Kind: spec.CacheCreate, ID: id, Reuse: reuse, Prompt: int(prompt)})
+		// A cache created in this step commits nothing before a later step's
+		// update, so its committed tokens are the prefix it reused (whole
+		// blocks, or ending inside one with partial reuse).
 		var tokens uint8
 		if reuse {
-			tokens = c1.Shared * uint8(sp.Config.TokensPerBlock)
+			tokens = c1.Committed
 		}
 		cur = spec.Cache{Status: spec.Suspended, Capacity: tokens, History: tokens, Committed: tokens}
 		curStop = !reuse
+		// Resumed in this step, though perhaps suspended again (a first
+		// chunk whose resize failed): the resume may have copied a
+		// partially reused block into a fresh page.
+		resumed = !c1.NeverResumed()
 	}
 	resize := c1.Capacity != cur.Capacity || c1.History != cur.History
 	commit := c1.Committed != cur.Committed || c1.StopCommitting() && !curStop
 	status := cur.Status
-	if (c1.Status == spec.Active || resize || commit) && status != spec.Active {
+	if (c1.Status == spec.Active || resize || commit || resumed) && status != spec.Active {
 		ops = append(ops, spec.CacheOp{Kind: spec.CacheResume, ID: id})
 		status = spec.Active
 	}
