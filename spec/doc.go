@@ -36,7 +36,8 @@
 //   - actions.go      the Action value, its transcript line and its parser
 //   - invariants.go, goals.go   the named properties checked in every state
 //   - fixes.go        the named fix variants
-//   - scenarios.go    the built-in scenarios
+//   - scenarios.go    the Scenario type; scenariofiles.go reads the built-in
+//     scenarios from the files in scenarios/ (scenariofile.go: their format)
 //   - spec.go         the model.Spec the checker explores; dump.go renders
 //     a state
 //

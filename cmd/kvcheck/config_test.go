@@ -107,3 +107,24 @@ func TestListMarkdownTable(t *testing.T) {
 		t.Errorf("README.md does not hold the scenario table `kvcheck list --markdown` prints; paste it in:\n%s", out)
 	}
 }
+
+// TestConfigOutTranscriptsReplay: the transcripts of a --config scenario
+// carry its whole configuration and name no built-in scenario, so they
+// replay without the file.
+func TestConfigOutTranscriptsReplay(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runKvcheck("check", "--config", seedDeployment, "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, name := range []string{"seed000-deployment.real-code.no-crash-on-refusal.txt", "seed000-deployment.joint-admission.ok.txt"} {
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		if err != nil || strings.Contains(string(data), "scenario=") {
+			t.Errorf("%s: %v, names a scenario: %v", name, err, strings.Contains(string(data), "scenario="))
+		}
+		if code, _, errOut := runKvcheck("replay", path); code != exitOK {
+			t.Errorf("%s does not replay: exit %d %s", name, code, errOut)
+		}
+	}
+}

@@ -5,14 +5,19 @@
 //
 // Usage:
 //
-//	kvcheck check [--scenario NAME]... [--fix NAME]... [--depth N] [--max-states N] [--json]
-//	kvcheck fuzz [--scenario NAME]... [--fix NAME]... [--seed N] [--time DUR] [--walks N] [--workers N] [--swarm] [--json]
+//	kvcheck check [--scenario NAME]... [--config FILE]... [--fix NAME]... [flags]
+//	kvcheck fuzz [--scenario NAME]... [--config FILE]... [--fix NAME]... [--seed N] [--time DUR] [flags]
 //	kvcheck sweep [--scenario NAME]... [--fix NAME]... [--range KEY=VALUES]... [--shard i/n] [--time DUR] [--json]
 //	kvcheck merge [--json] FILE...
-//	kvcheck list
+//	kvcheck list [--markdown]
+//	kvcheck show-config NAME
 //	kvcheck replay [--rewrite] FILE...
 //	kvcheck explain FILE --html OUT
 //	kvcheck lin HISTORY [--html OUT] [--scenario NAME] [--timeout D]
+//	kvcheck version
+//
+// kvcheck COMMAND --help prints a command's flags and an example;
+// docs/commands.md describes them all.
 package main
 
 import (
@@ -50,8 +55,10 @@ Usage (kvcheck COMMAND --help for a command's flags and an example):
   kvcheck fuzz [--scenario NAME]... [--fix NAME]... [--seed N] [--time DUR]
                [--walks N] [--workers N] [--swarm] [--json] [--out DIR [--rewrite]]
       Random walks with state-novelty feedback, for configurations too large
-      to exhaust. Prints the seed; stops at the first violation (or the budget,
-      default 5s per variant), shrinks it and prints the command that replays it.
+      to exhaust. Prints the seed; stops each variant at its first violation,
+      shrinks it and prints the command that replays it. --time (default 30s)
+      is the budget of the whole run, shared out between the variants; a
+      variant that ends at the budget without a violation is incomplete.
   kvcheck sweep [--scenario NAME]... [--fix NAME]... [--range KEY=VALUES]...
                 [--config FILE] [--shard i/n] [--time DUR] [--cache DIR] [--json] [--out DIR]
       Check each variant on every valid configuration in ranges around the

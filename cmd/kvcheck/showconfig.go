@@ -8,8 +8,8 @@ import (
 	"github.com/kvcheck/kvcheck/spec"
 )
 
-// runShowConfig is `kvcheck show-config NAME`: print a built-in scenario as
-// a scenario file, a starting point to copy, edit and check with --config.
+// runShowConfig is `kvcheck show-config NAME`: print a built-in scenario's
+// file, a starting point to copy, edit and check with --config.
 func runShowConfig(args []string, stdout, stderr io.Writer) int {
 	flags := newFlagSet("show-config", stderr)
 	if code, done := parseFlags(flags, args, stdout); done {
@@ -24,10 +24,15 @@ func runShowConfig(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck show-config: %v\n", err)
 		return exitUsage
 	}
-	data, err := configfile.Format(sc)
-	if err != nil {
-		fmt.Fprintf(stderr, "kvcheck show-config: %v\n", err)
-		return exitUsage
+	// A built-in scenario is a file (spec/scenarios/); one still defined in
+	// Go is written in the same form.
+	data, ok := spec.ScenarioSource(sc.Name)
+	if !ok {
+		var err error
+		if data, err = configfile.Format(sc); err != nil {
+			fmt.Fprintf(stderr, "kvcheck show-config: %v\n", err)
+			return exitUsage
+		}
 	}
 	stdout.Write(data)
 	return exitOK

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/yamlconf"
 	"gopkg.in/yaml.v3"
 )
 
@@ -14,12 +15,12 @@ import (
 // transceiver configs) and the kvcheck: section onto the settings of
 // spec.Config's text form.
 type deriver struct {
-	r        *reader
+	r        *yamlconf.Reader
 	ks       *section
-	options  map[string]field // dotted option names ("kv_cache_config.tokens_per_block")
+	options  map[string]yamlconf.Field // dotted option names ("kv_cache_config.tokens_per_block")
 	mapping  []Mapping
 	warnings []string
-	lines    []textLine
+	lines    []yamlconf.TextLine
 }
 
 // optionSections are the options whose value is a mapping of options
@@ -44,13 +45,13 @@ var handledOptions = map[string]bool{
 func (d *deriver) emit(line int, option, why string, settings ...string) {
 	d.mapping = append(d.mapping, Mapping{Line: line, Option: option, Settings: settings, Why: why})
 	for _, s := range settings {
-		d.lines = append(d.lines, textLine{text: s, line: line})
+		d.lines = append(d.lines, yamlconf.TextLine{Text: s, Line: line})
 	}
 }
 
 // option returns an option's field; ok is false when the file does not
 // give it.
-func (d *deriver) option(key string) (field, bool) {
+func (d *deriver) option(key string) (yamlconf.Field, bool) {
 	fl, ok := d.options[key]
 	return fl, ok
 }
@@ -60,8 +61,8 @@ func (d *deriver) intOption(key string, def, lo, hi int64) (int64, int, string, 
 	if !ok {
 		return def, 0, fmt.Sprintf("%s (default %d)", key, def), nil
 	}
-	n, err := d.r.intValue(fl, lo, hi)
-	return n, fl.line, fmt.Sprintf("%s: %d", key, n), err
+	n, err := d.r.Int(fl, lo, hi)
+	return n, fl.Line, fmt.Sprintf("%s: %d", key, n), err
 }
 
 func (d *deriver) boolOption(key string, def bool) (bool, int, string, error) {
@@ -69,8 +70,8 @@ func (d *deriver) boolOption(key string, def bool) (bool, int, string, error) {
 	if !ok {
 		return def, 0, fmt.Sprintf("%s (default %v)", key, def), nil
 	}
-	b, err := d.r.boolValue(fl)
-	return b, fl.line, fmt.Sprintf("%s: %v", key, b), err
+	b, err := d.r.Bool(fl)
+	return b, fl.Line, fmt.Sprintf("%s: %v", key, b), err
 }
 
 // sectionInt reads an integer key of the kvcheck: section.
@@ -79,37 +80,37 @@ func (d *deriver) sectionInt(key string, def, lo, hi int64) (int64, bool, error)
 	if !ok {
 		return def, false, nil
 	}
-	n, err := d.r.intValue(fl, lo, hi)
+	n, err := d.r.Int(fl, lo, hi)
 	return n, true, err
 }
 
 // collect flattens the options into dotted names and warns about the
 // ones not modeled.
-func (d *deriver) collect(options []field) error {
-	d.options = map[string]field{}
+func (d *deriver) collect(options []yamlconf.Field) error {
+	d.options = map[string]yamlconf.Field{}
 	var unmodeled []string
 	for _, fl := range options {
-		if optionSections[fl.key] {
-			if fl.node.Kind == yaml.ScalarNode && fl.node.Tag == "!!null" {
+		if optionSections[fl.Key] {
+			if fl.Node.Kind == yaml.ScalarNode && fl.Node.Tag == "!!null" {
 				continue
 			}
-			inner, err := d.r.mappingFields(fl.node, fl.key)
+			inner, err := d.r.Fields(fl.Node, fl.Key)
 			if err != nil {
 				return err
 			}
 			for _, in := range inner {
-				name := fl.key + "." + in.key
-				in.key = name
+				name := fl.Key + "." + in.Key
+				in.Key = name
 				d.options[name] = in
 				if !handledOptions[name] {
-					unmodeled = append(unmodeled, fmt.Sprintf("%s (line %d)", name, in.line))
+					unmodeled = append(unmodeled, fmt.Sprintf("%s (line %d)", name, in.Line))
 				}
 			}
 			continue
 		}
-		d.options[fl.key] = fl
-		if !handledOptions[fl.key] {
-			unmodeled = append(unmodeled, fmt.Sprintf("%s (line %d)", fl.key, fl.line))
+		d.options[fl.Key] = fl
+		if !handledOptions[fl.Key] {
+			unmodeled = append(unmodeled, fmt.Sprintf("%s (line %d)", fl.Key, fl.Line))
 		}
 	}
 	if len(unmodeled) > 0 {
@@ -121,19 +122,19 @@ func (d *deriver) collect(options []field) error {
 // derive maps the options onto settings. Every number of the real engine
 // that a finite model cannot keep is scaled or capped, and the mapping
 // says how and why.
-func (d *deriver) derive(options []field) error {
+func (d *deriver) derive(options []yamlconf.Field) error {
 	if err := d.collect(options); err != nil {
 		return err
 	}
 	ks := d.ks
 	if len(ks.requests) == 0 {
-		return d.r.errAt(0, "kvcheck.requests: expected the requests the model sends, e.g. requests: [{prompt_pages: 3, new_tokens: 4, family: 0, shared_pages: 2}]")
+		return d.r.Errorf(0, "kvcheck.requests: expected the requests the model sends, e.g. requests: [{prompt_pages: 3, new_tokens: 4, family: 0, shared_pages: 2}]")
 	}
 	if fl, ok := d.option("kv_cache_config.use_kv_cache_manager_v2"); ok {
-		if v2, err := d.r.boolValue(fl); err != nil {
+		if v2, err := d.r.Bool(fl); err != nil {
 			return err
 		} else if !v2 {
-			d.warnings = append(d.warnings, fmt.Sprintf("kv_cache_config.use_kv_cache_manager_v2: false (line %d) selects the V1 manager; kvcheck models KVCacheManagerV2 and checks that instead", fl.line))
+			d.warnings = append(d.warnings, fmt.Sprintf("kv_cache_config.use_kv_cache_manager_v2: false (line %d) selects the V1 manager; kvcheck models KVCacheManagerV2 and checks that instead", fl.Line))
 		}
 	}
 
@@ -156,7 +157,7 @@ func (d *deriver) derive(options []field) error {
 	longest := int64(0)
 	for _, r := range ks.requests {
 		if r.sharedPages > r.promptPages {
-			return d.r.errAt(r.line, "requests: shared_pages %d is more than prompt_pages %d", r.sharedPages, r.promptPages)
+			return d.r.Errorf(r.line, "requests: shared_pages %d is more than prompt_pages %d", r.sharedPages, r.promptPages)
 		}
 		longest = max(longest, r.promptPages*tpb)
 	}
@@ -165,7 +166,7 @@ func (d *deriver) derive(options []field) error {
 	draftLen := int64(0)
 	draftPool := "none"
 	if fl, ok := d.option("speculative_config.decoding_type"); ok {
-		kind, err := d.r.stringValue(fl)
+		kind, err := d.r.String(fl)
 		if err != nil {
 			return err
 		}
@@ -181,18 +182,18 @@ func (d *deriver) derive(options []field) error {
 		d.emit(line, opt, why, fmt.Sprintf("max_draft_len=%d", draftLen), fmt.Sprintf("kv_reserve_draft_tokens=%d", draftLen))
 		switch strings.ToLower(kind) {
 		case "ngram", "user_provided":
-			d.emit(fl.line, "speculative_config.decoding_type: "+kind, "drafts without a draft KV cache: no draft pool", "draft_pool=none")
+			d.emit(fl.Line, "speculative_config.decoding_type: "+kind, "drafts without a draft KV cache: no draft pool", "draft_pool=none")
 		default:
 			draftPool = "unpaired"
 			why := "a draft KV cache manager (MTP's draft layers; with DSA also the indexer cache) that the V2 scheduler leaves out of admission, as at v1.3.0rc25; kvcheck.draft_pool: paired models enable_joint_kv_cache_reuse"
 			if fl, ok := ks.has["draft_pool"]; ok {
-				s, err := d.r.stringValue(fl)
+				s, err := d.r.String(fl)
 				if err != nil {
 					return err
 				}
 				draftPool, why = s, "kvcheck.draft_pool"
 			}
-			d.emit(fl.line, "speculative_config.decoding_type: "+kind, why, "draft_pool="+draftPool)
+			d.emit(fl.Line, "speculative_config.decoding_type: "+kind, why, "draft_pool="+draftPool)
 		}
 	}
 	extra := 2*draftLen + 1
@@ -295,10 +296,10 @@ func (d *deriver) derive(options []field) error {
 		d.emit(olLine, olOpt, "kept", "loop="+loop)
 	}
 	if fl, ok := d.option("moe_expert_parallel_size"); ok {
-		d.emit(fl.line, "moe_expert_parallel_size", "expert parallelism does not change the KV cache's decisions")
+		d.emit(fl.Line, "moe_expert_parallel_size", "expert parallelism does not change the KV cache's decisions")
 	}
 	if fl, ok := d.option("cache_transceiver_config"); ok {
-		d.emit(fl.line, "cache_transceiver_config", "disaggregated serving: a KV cache transceiver exists; requests with receiving_kv: true arrive as generation requests receiving their KV", "kv_cache_transceiver=true")
+		d.emit(fl.Line, "cache_transceiver_config", "disaggregated serving: a KV cache transceiver exists; requests with receiving_kv: true arrive as generation requests receiving their KV", "kv_cache_transceiver=true")
 	}
 
 	// Pools, in pages.
@@ -311,7 +312,7 @@ func (d *deriver) derive(options []field) error {
 	line, opt = 0, "kv_cache_config.max_tokens / free_gpu_memory_fraction"
 	for _, k := range []string{"kv_cache_config.max_tokens", "kv_cache_config.free_gpu_memory_fraction"} {
 		if fl, ok := d.option(k); ok {
-			line, opt = fl.line, fmt.Sprintf("%s: %s", k, fl.node.Value)
+			line, opt = fl.Line, fmt.Sprintf("%s: %s", k, fl.Node.Value)
 			break
 		}
 	}
@@ -329,7 +330,7 @@ func (d *deriver) derive(options []field) error {
 		if given {
 			why = "kvcheck.draft_pages"
 		}
-		d.emit(d.ks.has["draft_pages"].line, "draft pool pages", why, fmt.Sprintf("draft_blocks=%d", draft))
+		d.emit(d.ks.has["draft_pages"].Line, "draft pool pages", why, fmt.Sprintf("draft_blocks=%d", draft))
 	}
 	for _, k := range []struct{ key, setting, why string }{
 		{"stage_target_pages", "stage_target_blocks", "each pipeline stage's own target pool, stage 0 first (0 = target_pages): the last stage splits its budget with the MTP layers"},
@@ -339,11 +340,11 @@ func (d *deriver) derive(options []field) error {
 		if !ok {
 			continue
 		}
-		pages, err := d.r.intList(fl, 0, 250, spec.MaxRanks)
+		pages, err := d.r.IntList(fl, 0, 250, spec.MaxRanks)
 		if err != nil {
 			return err
 		}
-		d.emit(fl.line, "kvcheck."+k.key, k.why, k.setting+"="+joinInts(pages))
+		d.emit(fl.Line, "kvcheck."+k.key, k.why, k.setting+"="+joinInts(pages))
 	}
 	slots, given, err := d.sectionInt("index_slots", batch+1, 1, 250)
 	if err != nil {
@@ -353,18 +354,18 @@ func (d *deriver) derive(options []field) error {
 	if given {
 		why = "kvcheck.index_slots"
 	}
-	d.emit(d.ks.has["index_slots"].line, "index slots", why, fmt.Sprintf("target_index_slots=%d", slots), fmt.Sprintf("draft_index_slots=%d", slots))
+	d.emit(d.ks.has["index_slots"].Line, "index slots", why, fmt.Sprintf("target_index_slots=%d", slots), fmt.Sprintf("draft_index_slots=%d", slots))
 	if fl, ok := d.option("kv_cache_config.max_util_for_resume"); ok {
-		x, err := d.r.floatValue(fl, 0, 1)
+		x, err := d.r.Float(fl, 0, 1)
 		if err != nil {
 			return err
 		}
-		d.emit(fl.line, fmt.Sprintf("kv_cache_config.max_util_for_resume: %g", x), "a ratio: kept, in percent", fmt.Sprintf("max_util_for_resume=%d", int(math.Round(x*100))))
+		d.emit(fl.Line, fmt.Sprintf("kv_cache_config.max_util_for_resume: %g", x), "a ratio: kept, in percent", fmt.Sprintf("max_util_for_resume=%d", int(math.Round(x*100))))
 	} else {
 		d.emit(0, "kv_cache_config.max_util_for_resume (default 0.95)", "TensorRT-LLM's default resume gate, in percent", "max_util_for_resume=95")
 	}
 	if fl, ok := d.option("kv_cache_config.host_cache_size"); ok {
-		n, err := d.r.intValue(fl, 0, math.MaxInt64)
+		n, err := d.r.Int(fl, 0, math.MaxInt64)
 		if err != nil {
 			return err
 		}
@@ -376,23 +377,23 @@ func (d *deriver) derive(options []field) error {
 			settings = append(settings, fmt.Sprintf("host_blocks=%d", hp))
 			why = "a host tier exists when it is above 0, of kvcheck.host_pages pages"
 		}
-		d.emit(fl.line, fmt.Sprintf("kv_cache_config.host_cache_size: %d", n), why, settings...)
+		d.emit(fl.Line, fmt.Sprintf("kv_cache_config.host_cache_size: %d", n), why, settings...)
 	}
 	if fl, ok := d.option("max_seq_len"); ok {
-		d.emit(fl.line, "max_seq_len: "+fl.node.Value, "bounds the real prompts; the model's are kvcheck.requests")
+		d.emit(fl.Line, "max_seq_len: "+fl.Node.Value, "bounds the real prompts; the model's are kvcheck.requests")
 	}
 
 	// The rest of the kvcheck: section.
 	recompute := true
 	if fl, ok := ks.has["recompute_pause"]; ok {
-		if recompute, err = d.r.boolValue(fl); err != nil {
+		if recompute, err = d.r.Bool(fl); err != nil {
 			return err
 		}
 	}
-	d.emit(ks.has["recompute_pause"].line, "scheduler recompute pause", "the V2 scheduler's enable_recompute_pause (True in TensorRT-LLM; kvcheck.recompute_pause)", fmt.Sprintf("enable_recompute_pause=%v", recompute))
+	d.emit(ks.has["recompute_pause"].Line, "scheduler recompute pause", "the V2 scheduler's enable_recompute_pause (True in TensorRT-LLM; kvcheck.recompute_pause)", fmt.Sprintf("enable_recompute_pause=%v", recompute))
 	for _, k := range []struct{ key, setting string }{{"draft_view", "draft_view"}, {"version", "version"}, {"early_finish", "early_finish"}, {"max_num_active_requests", "max_num_active_requests"}} {
 		if fl, ok := ks.has[k.key]; ok {
-			d.emit(fl.line, "kvcheck."+k.key, "kvcheck: section", k.setting+"="+fl.node.Value)
+			d.emit(fl.Line, "kvcheck."+k.key, "kvcheck: section", k.setting+"="+fl.Node.Value)
 		}
 	}
 	if _, ok := ks.has["version"]; !ok {

@@ -1,7 +1,6 @@
 package configfile
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,8 +9,11 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
-	"gopkg.in/yaml.v3"
+	"github.com/kvcheck/kvcheck/spec/yamlconf"
 )
+
+// Error is a configuration file error at a line.
+type Error = yamlconf.Error
 
 // File is a configuration file read into a scenario.
 type File struct {
@@ -61,10 +63,10 @@ func Load(path string) (*File, error) {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, &Error{File: path, Msg: "not a regular file; expected a configuration file"}
+		return nil, &yamlconf.Error{File: path, Msg: "not a regular file; expected a configuration file"}
 	}
 	if info.Size() > MaxFileBytes {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("%d bytes, more than the %d a configuration file may have", info.Size(), MaxFileBytes)}
+		return nil, &yamlconf.Error{File: path, Msg: fmt.Sprintf("%d bytes, more than the %d a configuration file may have", info.Size(), MaxFileBytes)}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -83,8 +85,7 @@ func Parse(path string, data []byte) (*File, error) {
 	if isConfigText(data) {
 		return parseConfigText(path, data)
 	}
-	r := &reader{path: path}
-	return r.parseYAML(data)
+	return parseYAML(path, data)
 }
 
 // isConfigText reports whether the first line that is neither blank nor a
@@ -106,10 +107,6 @@ func scenarioName(path string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-// defaultDepth is the search depth of a file's scenario without
-// kvcheck.depth, the built-in scenarios' depth.
-const defaultDepth = 200
-
 // parseConfigText reads kvcheck's configuration text: the real code
 // alone, expected to break nothing, every request expected to finish.
 func parseConfigText(path string, data []byte) (*File, error) {
@@ -118,9 +115,9 @@ func parseConfigText(path string, data []byte) (*File, error) {
 	if err != nil {
 		var ce *spec.ConfigError
 		if errors.As(err, &ce) {
-			return nil, &Error{File: path, Line: ce.Line, Msg: ce.Msg}
+			return nil, &yamlconf.Error{File: path, Line: ce.Line, Msg: ce.Msg}
 		}
-		return nil, &Error{File: path, Msg: err.Error()}
+		return nil, &yamlconf.Error{File: path, Msg: err.Error()}
 	}
 	sc := &spec.Scenario{
 		Name:   scenarioName(path),
@@ -129,128 +126,70 @@ func parseConfigText(path string, data []byte) (*File, error) {
 		Config: cfg,
 		Goals:  []spec.GoalDef{spec.GoalAllFinished},
 		Expect: map[string]string{"real-code": spec.VerdictOK},
-		Depth:  defaultDepth,
+		Depth:  200,
 	}
 	return &File{Path: path, Kind: KindConfigText, Scenario: sc, Sweep: ranges}, nil
 }
 
-// reader is the state of reading one YAML file.
-type reader struct {
-	path string
-}
-
-func (f *reader) errAt(line int, format string, args ...any) error {
-	return &Error{File: f.path, Line: line, Msg: fmt.Sprintf(format, args...)}
-}
+// expectedYAML is what a YAML configuration file should be.
+const expectedYAML = "TensorRT-LLM LLM API options with a kvcheck: section, or kvcheck's key=value configuration text"
 
 // parseYAML reads a TensorRT-LLM options file or a scenario file.
-func (f *reader) parseYAML(data []byte) (*File, error) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return nil, f.yamlError(err)
-	}
-	if len(doc.Content) == 0 {
-		return nil, f.errAt(0, "empty; expected TensorRT-LLM LLM API options with a kvcheck: section, or kvcheck's key=value configuration text")
-	}
-	top, err := f.mappingFields(doc.Content[0], "the file")
+func parseYAML(path string, data []byte) (*File, error) {
+	r := &yamlconf.Reader{File: path, Expected: expectedYAML}
+	top, err := r.Decode(data)
 	if err != nil {
 		return nil, err
 	}
-	var section *field
-	var options []field
-	for i := range top {
-		if top[i].key == "kvcheck" {
-			section = &top[i]
+	if top == nil {
+		return nil, r.Errorf(0, "empty; expected %s", expectedYAML)
+	}
+	fields, err := r.Fields(top, "the file")
+	if err != nil {
+		return nil, err
+	}
+	var kvcheck *yamlconf.Field
+	var options []yamlconf.Field
+	for i := range fields {
+		if fields[i].Key == "kvcheck" {
+			kvcheck = &fields[i]
 		} else {
-			options = append(options, top[i])
+			options = append(options, fields[i])
 		}
 	}
-	if section == nil {
-		return nil, f.errAt(doc.Content[0].Line, "no kvcheck: section; expected one with at least the requests the model sends (docs/configuration.md)")
+	if kvcheck == nil {
+		return nil, r.Errorf(top.Line, "no kvcheck: section; expected one with at least the requests the model sends (docs/configuration.md)")
 	}
-	ks, err := f.parseSection(*section)
+	ks := &section{has: map[string]yamlconf.Field{}, tokensPerBlock: 4}
+	sc, config, err := spec.ParseScenarioSection(r, *kvcheck, func(fl yamlconf.Field) error { return ks.key(r, fl) })
 	if err != nil {
 		return nil, err
 	}
-	out := &File{Path: f.path}
-	var lines []textLine
+	out := &File{Path: path, Kind: KindScenario}
+	var lines []yamlconf.TextLine
 	if len(options) > 0 || len(ks.requests) > 0 {
 		out.Kind = KindTRTLLM
-		d := &deriver{r: f, ks: ks}
+		d := &deriver{r: r, ks: ks}
 		if err := d.derive(options); err != nil {
 			return nil, err
 		}
 		out.Mapping, out.Warnings, lines = d.mapping, d.warnings, d.lines
-	} else {
-		out.Kind = KindScenario
-		if ks.config == nil {
-			return nil, f.errAt(section.line, "kvcheck: expected requests: (with TensorRT-LLM options around it) or config: (kvcheck's configuration text)")
-		}
+	} else if config == nil {
+		return nil, r.Errorf(kvcheck.Line, "kvcheck: expected requests: (with TensorRT-LLM options around it) or config: (kvcheck's configuration text)")
 	}
-	lines = append(lines, ks.config...)
-	cfg, err := f.applyText(lines, section.line)
-	if err != nil {
+	if sc.Config, err = spec.ApplyConfigLines(r, append(lines, config...), kvcheck.Line); err != nil {
 		return nil, err
 	}
-	sc := &spec.Scenario{
-		Name:      ks.name,
-		Doc:       ks.doc,
-		Report:    ks.report,
-		Config:    cfg,
-		Goals:     ks.goals,
-		FixSets:   ks.fixSets,
-		Expect:    ks.expect,
-		Depth:     ks.depth,
-		MaxStates: ks.maxStates,
-	}
 	if sc.Name == "" {
-		sc.Name = scenarioName(f.path)
+		sc.Name = scenarioName(path)
 	}
 	if sc.Doc == "" {
-		sc.Doc = "configuration of " + f.path
+		sc.Doc = "configuration of " + path
 	}
 	if sc.Report == "" {
-		sc.Report = f.path
+		sc.Report = path
 	}
 	out.Scenario = sc
 	out.Sweep = ks.sweep
 	return out, nil
-}
-
-// yamlError turns a YAML syntax error into an Error; yaml.v3 says "yaml:
-// line N: ...".
-func (f *reader) yamlError(err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	var line int
-	if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
-		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
-	}
-	return f.errAt(line, "not valid YAML (%s); expected TensorRT-LLM LLM API options with a kvcheck: section, or kvcheck's key=value configuration text", msg)
-}
-
-// textLine is one line of configuration text and the file line it came
-// from.
-type textLine struct {
-	text string
-	line int
-}
-
-// applyText parses the configuration text lines onto the zero Config.
-// A setting's error is reported at the line it came from; an invalid
-// whole is reported at the kvcheck: section.
-func (f *reader) applyText(lines []textLine, sectionLine int) (spec.Config, error) {
-	var b strings.Builder
-	for _, l := range lines {
-		b.WriteString(l.text + "\n")
-	}
-	cfg, err := spec.ParseConfig(spec.Config{}, b.String())
-	if err == nil {
-		return cfg, nil
-	}
-	var ce *spec.ConfigError
-	if errors.As(err, &ce) && ce.Line >= 1 && ce.Line <= len(lines) {
-		return cfg, f.errAt(lines[ce.Line-1].line, "%s (setting %s)", ce.Msg, quote(lines[ce.Line-1].text))
-	}
-	return cfg, f.errAt(sectionLine, "the scaled configuration is not one kvcheck can check: %v; adjust the kvcheck: section", err)
 }

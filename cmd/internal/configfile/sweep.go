@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kvcheck/kvcheck/spec/yamlconf"
 	"gopkg.in/yaml.v3"
 )
 
@@ -18,20 +19,20 @@ type Range struct {
 // `requests: 1..3`, `target_blocks: 4..8`, `version: all`. Keys and values
 // are checked by spec.NewConfigSpace, which the error then names at the
 // line.
-func (f *reader) parseSweep(fl field) ([]Range, error) {
-	if fl.node.Kind != yaml.MappingNode {
-		return nil, f.errAt(fl.line, "sweep: expected a mapping of range keys to values (requests: 1..3, target_blocks: 4..8, version: all), got %s", kindName(fl.node))
+func parseSweep(r *yamlconf.Reader, fl yamlconf.Field) ([]Range, error) {
+	if fl.Node.Kind != yaml.MappingNode {
+		return nil, r.Errorf(fl.Line, "sweep: expected a mapping of range keys to values (requests: 1..3, target_blocks: 4..8, version: all), got %s", yamlconf.KindName(fl.Node))
 	}
-	fields, err := f.mappingFields(fl.node, "sweep")
+	fields, err := r.Fields(fl.Node, "sweep")
 	if err != nil {
 		return nil, err
 	}
 	var out []Range
 	for _, v := range fields {
-		if v.node.Kind != yaml.ScalarNode {
-			return nil, f.errAt(v.line, "sweep: %s: expected values such as 1..3, 4,6,8 or all, got %s", v.key, kindName(v.node))
+		if v.Node.Kind != yaml.ScalarNode {
+			return nil, r.Errorf(v.Line, "sweep: %s: expected values such as 1..3, 4,6,8 or all, got %s", v.Key, yamlconf.KindName(v.Node))
 		}
-		out = append(out, Range{Text: v.key + "=" + v.node.Value, Line: v.line})
+		out = append(out, Range{Text: v.Key + "=" + v.Node.Value, Line: v.Line})
 	}
 	return out, nil
 }

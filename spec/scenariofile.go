@@ -1,0 +1,192 @@
+package spec
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/kvcheck/kvcheck/spec/yamlconf"
+	"gopkg.in/yaml.v3"
+)
+
+// scenarioKeys are the keys of a kvcheck: section that describe the
+// scenario itself; ParseScenarioSection hands any other key to its
+// caller.
+var scenarioKeys = []string{"name", "doc", "report", "depth", "max_states", "goals", "variants", "config"}
+
+// defaultScenarioDepth is the search depth of a scenario file without
+// depth:.
+const defaultScenarioDepth = 200
+
+// ParseScenarioSection reads the kvcheck: section of a scenario or
+// configuration file: its name, doc, report, search bounds, goals
+// (default all-requests-finished) and variants with their expected
+// verdicts (default: the real code, expected ok) into a Scenario whose
+// Config is left zero, and the lines of its config: text. Any other key
+// goes to other, which returns an error for a key it does not know.
+func ParseScenarioSection(r *yamlconf.Reader, section yamlconf.Field, other func(yamlconf.Field) error) (*Scenario, []yamlconf.TextLine, error) {
+	fields, err := r.Fields(section.Node, "kvcheck")
+	if err != nil {
+		return nil, nil, err
+	}
+	sc := &Scenario{Expect: map[string]string{}, Depth: defaultScenarioDepth, Goals: []GoalDef{GoalAllFinished}}
+	var config []yamlconf.TextLine
+	for _, fl := range fields {
+		var err error
+		switch fl.Key {
+		case "name":
+			sc.Name, err = r.String(fl)
+		case "doc":
+			sc.Doc, err = r.String(fl)
+		case "report":
+			sc.Report, err = r.String(fl)
+		case "depth":
+			var n int64
+			n, err = r.Int(fl, 1, 1<<20)
+			sc.Depth = int(n)
+		case "max_states":
+			var n int64
+			n, err = r.Int(fl, 0, 1<<31-1)
+			sc.MaxStates = int(n)
+		case "goals":
+			sc.Goals, err = parseGoals(r, fl)
+		case "variants":
+			err = parseVariants(r, fl, sc)
+		case "config":
+			if _, err = r.String(fl); err == nil {
+				config = yamlconf.TextLines(fl)
+			}
+		default:
+			err = other(fl)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(sc.Expect) == 0 {
+		sc.Expect["real-code"] = VerdictOK
+	}
+	return sc, config, nil
+}
+
+func parseGoals(r *yamlconf.Reader, fl yamlconf.Field) ([]GoalDef, error) {
+	names, err := r.StringList(fl)
+	if err != nil {
+		return nil, err
+	}
+	var goals []GoalDef
+	for _, n := range names {
+		g, err := LookupGoal(n)
+		if err != nil {
+			return nil, r.Errorf(fl.Line, "goals: %v", err)
+		}
+		goals = append(goals, g)
+	}
+	return goals, nil
+}
+
+// parseVariants reads variants: a list of {fixes: LABEL, expect:
+// VERDICT}, the real code among them, into sc's FixSets and Expect.
+func parseVariants(r *yamlconf.Reader, fl yamlconf.Field, sc *Scenario) error {
+	if fl.Node.Kind != yaml.SequenceNode {
+		return r.Errorf(fl.Line, "variants: expected a list of {fixes: real-code|FIX[+FIX...], expect: ok|INVARIANT}, got %s", yamlconf.KindName(fl.Node))
+	}
+	valid := []string{VerdictOK}
+	for _, inv := range (&Spec{}).Invariants() {
+		valid = append(valid, inv.Name)
+	}
+	for _, item := range fl.Node.Content {
+		fields, err := r.Fields(item, "variants")
+		if err != nil {
+			return err
+		}
+		var label, verdict string
+		for _, v := range fields {
+			s, err := r.String(v)
+			if err != nil {
+				return err
+			}
+			switch v.Key {
+			case "fixes":
+				label = s
+			case "expect":
+				verdict = s
+			default:
+				return r.Errorf(v.Line, "variants: unknown key %s; expected fixes and expect", yamlconf.Quote(v.Key))
+			}
+		}
+		if label == "" || verdict == "" {
+			return r.Errorf(item.Line, "variants: expected both fixes: (real-code or FIX[+FIX...]) and expect: (ok or an invariant)")
+		}
+		fixes, err := ParseFixesLabel(label)
+		if err != nil {
+			return r.Errorf(item.Line, "variants: %v", err)
+		}
+		if !slices.Contains(valid, verdict) {
+			return r.Errorf(item.Line, "variants: unknown verdict %s; expected one of: %s", yamlconf.Quote(verdict), strings.Join(valid, ", "))
+		}
+		if _, dup := sc.Expect[fixes.Label()]; dup {
+			return r.Errorf(item.Line, "variants: %s given twice", fixes.Label())
+		}
+		sc.Expect[fixes.Label()] = verdict
+		if fixes != 0 {
+			sc.FixSets = append(sc.FixSets, fixes.List())
+		}
+	}
+	if _, ok := sc.Expect["real-code"]; !ok {
+		return r.Errorf(fl.Line, "variants: expected the real code among them ({fixes: real-code, expect: ...})")
+	}
+	return nil
+}
+
+// ApplyConfigLines parses configuration text lines (ParseConfig's form)
+// onto the zero Config. A setting's error is reported at its file line; a
+// configuration invalid as a whole at sectionLine.
+func ApplyConfigLines(r *yamlconf.Reader, lines []yamlconf.TextLine, sectionLine int) (Config, error) {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l.Text + "\n")
+	}
+	cfg, err := ParseConfig(Config{}, b.String())
+	if err == nil {
+		return cfg, nil
+	}
+	var ce *ConfigError
+	if errors.As(err, &ce) && ce.Line >= 1 && ce.Line <= len(lines) {
+		return cfg, r.Errorf(lines[ce.Line-1].Line, "%s (setting %s)", ce.Msg, yamlconf.Quote(lines[ce.Line-1].Text))
+	}
+	return cfg, r.Errorf(sectionLine, "the configuration is not one kvcheck can check: %v; adjust the kvcheck: section", err)
+}
+
+// ParseScenarioFile reads a scenario file: a kvcheck: section with the
+// scenario's keys and its whole configuration as config: text.
+func ParseScenarioFile(file string, data []byte) (*Scenario, error) {
+	r := &yamlconf.Reader{File: file, Expected: "a kvcheck: section with name, doc, report, goals, variants and config"}
+	top, err := r.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	if top == nil {
+		return nil, r.Errorf(0, "empty; expected %s", r.Expected)
+	}
+	fields, err := r.Fields(top, "the file")
+	if err != nil {
+		return nil, err
+	}
+	if len(fields) != 1 || fields[0].Key != "kvcheck" {
+		return nil, r.Errorf(top.Line, "expected only a kvcheck: section")
+	}
+	sc, config, err := ParseScenarioSection(r, fields[0], func(fl yamlconf.Field) error {
+		return r.Errorf(fl.Line, "kvcheck: unknown key %s; expected one of: %s", yamlconf.Quote(fl.Key), strings.Join(scenarioKeys, ", "))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if config == nil {
+		return nil, r.Errorf(fields[0].Line, "kvcheck: expected config: with the scenario's configuration text")
+	}
+	if sc.Config, err = ApplyConfigLines(r, config, fields[0].Line); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}

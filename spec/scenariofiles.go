@@ -1,0 +1,73 @@
+package spec
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+)
+
+// scenarioFS holds the built-in scenario files, one per scenario: its
+// configuration as kvcheck's configuration text, its goals and the
+// verdict expected of each of its fix sets (ParseScenarioFile reads them;
+// docs/configuration.md describes the format). `kvcheck show-config NAME`
+// prints one.
+//
+//go:embed scenarios/*.yaml
+var scenarioFS embed.FS
+
+// scenarioOrder is the order `kvcheck check` runs the scenario files in.
+// A new scenario is a file in scenarios/ and its name here (a test checks
+// that the two agree).
+var scenarioOrder = []string{
+	"draft-admission", "draft-admission-resume", "draft-view-lag",
+	"adp-dummy-leak",
+	"pp-history-capacity", "pp-stage-divergence",
+	// Historical TensorRT-LLM bugs, each put back with its pre-fix switch
+	// (pre_fix) and checked against the fix that took it out.
+	"adp-veto-growth", "adp-dummy-none",
+}
+
+// scenarioFiles reads the scenario files in scenarioOrder. A file that
+// does not read is a bug of this package, caught by every test run.
+func scenarioFiles() []*Scenario {
+	var out []*Scenario
+	for _, name := range scenarioOrder {
+		file := path.Join("scenarios", name+".yaml")
+		data, err := scenarioFS.ReadFile(file)
+		if err != nil {
+			panic(fmt.Sprintf("spec: built-in scenario %s: %v", name, err))
+		}
+		sc, err := ParseScenarioFile("spec/"+file, data)
+		if err != nil {
+			panic(fmt.Sprintf("spec: built-in scenario %v", err))
+		}
+		if sc.Name != name {
+			panic(fmt.Sprintf("spec: spec/%s names its scenario %s", file, sc.Name))
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// ScenarioSource returns the text of the built-in scenario file of the
+// scenario named name; ok is false for a scenario that has none.
+func ScenarioSource(name string) (data []byte, ok bool) {
+	if !slices.Contains(scenarioOrder, name) {
+		return nil, false
+	}
+	data, err := scenarioFS.ReadFile(path.Join("scenarios", name+".yaml"))
+	return data, err == nil
+}
+
+// scenarioFileNames lists the embedded files' scenario names.
+func scenarioFileNames() []string {
+	var names []string
+	entries, _ := fs.ReadDir(scenarioFS, "scenarios")
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	return names
+}
