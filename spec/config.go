@@ -185,7 +185,10 @@ type Config struct {
 	TargetBlocks uint32 `kv:"target_blocks" doc:"GPU pages of the target pool per rank"`
 	DraftBlocks  uint32 `kv:"draft_blocks" doc:"GPU pages of the draft pool per rank"`
 	// TargetIndexSlots and DraftIndexSlots are each manager's IndexMapper
-	// capacity; _create_kv_cache returns None when all are taken.
+	// capacity, as the code of the seed reports sizes it (max_batch_size
+	// plus the slots reserved for dummies, see dummyIndexSlots);
+	// _create_kv_cache returns None when all are taken. indexSlots is what
+	// is left for kv_cache_map entries.
 	TargetIndexSlots uint32 `kv:"target_index_slots" doc:"IndexMapper slots of the target manager"`
 	DraftIndexSlots  uint32 `kv:"draft_index_slots" doc:"IndexMapper slots of the draft manager"`
 	// ResumeGatePercent is max_util_for_resume in percent: _KVCache.resume
@@ -269,6 +272,11 @@ type Config struct {
 	// Unset (all 0), the pool is one group of target_blocks / draft_blocks.
 	TargetPoolGroups [MaxPoolGroups]uint32 `kv:"target_pool_groups" doc:"slots of each pool group of the target pool (the smallest binds; 0 = one group of target_blocks)"`
 	DraftPoolGroups  [MaxPoolGroups]uint32 `kv:"draft_pool_groups" doc:"slots of each pool group of the draft pool (the smallest binds; 0 = one group of draft_blocks)"`
+	// CudaGraphPaddingDummies is the number of CUDA-graph padding dummies
+	// (CUDA_GRAPH_DUMMY_REQUEST_ID, created with add_dummy_requests and
+	// retained per draft length) live for the whole run: each holds an
+	// IndexMapper slot in the target and the draft manager.
+	CudaGraphPaddingDummies uint8 `kv:"cuda_graph_padding_dummies" doc:"CUDA-graph padding dummies held for the whole run, one IndexMapper slot each in every manager"`
 	// MaxSeqLen is max_seq_len: the host page-index buffer of
 	// KVCacheManagerV2 holds max_blocks_per_seq page indices per request,
 	// ceil(max_seq_len / tokens_per_block) (0: the longest request of the
@@ -547,10 +555,25 @@ func (c *Config) poolBlocks(p PoolKind) uint32 {
 
 // indexSlots is the IndexMapper capacity of pool p.
 func (c *Config) indexSlots(p PoolKind) uint32 {
-	if p == Target {
-		return c.TargetIndexSlots
+	slots := int(c.TargetIndexSlots)
+	if p == Draft {
+		slots = int(c.DraftIndexSlots)
+		if c.PreFixes.Has(PreFixDraftOneDummySlot) {
+			slots -= c.dummyIndexSlots() - 1
+		}
 	}
-	return c.DraftIndexSlots
+	return uint32(max(slots-int(c.CudaGraphPaddingDummies), 0))
+}
+
+// dummyIndexSlots is the IndexMapper slots a manager reserves for dummies
+// (KVCacheManagerV2, PR #17347): num_cuda_graph_padding_dummy_slots +
+// int(enable_attention_dp).
+func (c *Config) dummyIndexSlots() int {
+	n := int(c.CudaGraphPaddingDummies)
+	if c.AttentionDP {
+		n++
+	}
+	return max(n, 1)
 }
 
 // template returns the template of request id (1-based).

@@ -123,6 +123,17 @@ var (
 	PreFixDummyNoneUnchecked, FixCheckDummyNone = defineHistoricalBug(PreFixInfo{Name: "dummy-none-unchecked", PR: "PR #14286 / #17801",
 		Before: "_pad_attention_dp_dummy_request indexes add_dummy_requests' None result (IndexMapper saturated)",
 		Fix:    "check-dummy-none", After: "a None from add_dummy_requests leaves an empty batch and the fleet retries"})
+	// PreFixDraftOneDummySlot is the IndexMapper sizing TensorRT-LLM PR
+	// #17347 left in the draft manager and the review of PR #19006 pointed
+	// out: the target reserves num_cuda_graph_padding_dummy_slots +
+	// int(enable_attention_dp) slots for dummies, the draft manager one, so
+	// with a CUDA-graph padding dummy and an attention-DP dummy live at
+	// once the draft side is a slot short and _create_kv_cache returns None
+	// for the dummy's mirror. FixDraftDummySlots reserves the target's
+	// count in the draft manager too.
+	PreFixDraftOneDummySlot, FixDraftDummySlots = defineHistoricalBug(PreFixInfo{Name: "draft-one-dummy-slot", PR: "PR #17347 / review of #19006",
+		Before: "the draft manager's IndexMapper reserves one dummy slot, the target num_cuda_graph_padding_dummy_slots + int(enable_attention_dp)",
+		Fix:    "draft-dummy-slots", After: "the draft manager reserves as many dummy slots as the target"})
 )
 
 func (f Fix) info() *FixInfo { return &fixRegistry[f] }

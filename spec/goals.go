@@ -153,3 +153,24 @@ var GoalIdleRankIndexMapperFull = defineGoal(GoalDef{
 		return false
 	},
 })
+
+// GoalDummyMirrorFillsDraftIndex is reached when an attention-DP dummy's
+// mirror takes the last IndexMapper slot of a draft manager that also holds
+// CUDA-graph padding dummies: the case PR #17347's draft reservation was
+// one slot short for, so a fix that passes has met it.
+var GoalDummyMirrorFillsDraftIndex = defineGoal(GoalDef{
+	Name: "dummy-mirror-fills-draft-index",
+	Doc:  "an attention-DP dummy's mirror takes the last draft IndexMapper slot next to CUDA-graph padding dummies",
+	Reached: func(sp *Spec, s *State) bool {
+		if sp.Config.CudaGraphPaddingDummies == 0 {
+			return false
+		}
+		for r := uint8(0); r < sp.Config.Ranks; r++ {
+			v := s.view(&sp.Config, r)
+			if v.cache(Draft, dummyID).Status != Absent && v.liveCaches(Draft) >= int(sp.Config.indexSlots(Draft)) {
+				return true
+			}
+		}
+		return false
+	},
+})

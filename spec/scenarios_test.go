@@ -46,6 +46,8 @@ var scenarioPins = []struct {
 	{"adp-veto-growth", []Fix{FixRevertOnVeto}, 1032, 1640, true, "", 0, ""},
 	{"adp-dummy-none", nil, 198, 307, false, InvNoCrash, 24, "rank 0 target pool request 0: _pad_attention_dp_dummy_request raised TypeError: 'NoneType' object is not subscriptable (add_dummy_requests returned None for request 0)"},
 	{"adp-dummy-none", []Fix{FixCheckDummyNone}, 1416, 2294, true, "", 0, ""},
+	{"adp-draft-dummy-slot", nil, 278, 407, false, InvNoCrash, 27, "rank 0 draft pool request 0: _prepare_draft_resources raised RuntimeError: Draft KV cache mirror exhausted its IndexMapper on generation request 0"},
+	{"adp-draft-dummy-slot", []Fix{FixDraftDummySlots}, 1497, 2557, true, "", 0, ""},
 }
 
 func fixSet(fixes []Fix) Fixes { return FixSetOf(fixes...) }
