@@ -49,6 +49,10 @@ func DefaultRanges(name string) []string {
 		return defaultRanges["draft-admission"]
 	case "pp-stage-divergence":
 		return defaultRanges["pp-history-capacity"]
+	case "adp-veto-growth", "adp-dummy-none", "adp-draft-dummy-slot":
+		// the historical ADP bugs: seed 003's neighbourhood, with each
+		// scenario's own pre-fix switch
+		return defaultRanges["adp-dummy-leak"]
 	}
 	return nil
 }
