@@ -100,6 +100,7 @@ type worker[S, A any] struct {
 	// to back, the k-th ending at succEnds[k].
 	succEnc    []byte
 	succEnds   []int32
+	touched    uint64 // keeps visitedSet.touch's loads from being optimized away
 	expansions []expansion
 	candidates []candidate
 	enc        []byte // the candidates' encodings, back to back
@@ -308,6 +309,7 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 			w.fps[k] = s.spec.Fingerprint(&w.successors[k])
 		}
 	}
+	w.touched ^= s.visited.touch(w.fps)
 	direct := len(s.workers) == 1
 	for k, fp := range w.fps {
 		isNew := false
