@@ -101,6 +101,12 @@ func (v *visitedSet) touch(fps []uint64) (x uint64) {
 	return x
 }
 
+// touchOne is touch for one fingerprint.
+func (v *visitedSet) touchOne(fp uint64) uint64 {
+	t := &v.shards[shardOf(fp)]
+	return t.keys[t.home(fp)]
+}
+
 // contains reports whether fp is stored. It reads only the keys.
 func (v *visitedSet) contains(fp uint64) bool {
 	h := mixFP(fp)
