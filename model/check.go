@@ -151,7 +151,7 @@ func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 		States:      s.count,
 		Transitions: s.transitions,
 		Depth:       int(s.depth),
-		Complete:    !s.cut && !s.stopped && !s.outOfMemory && s.err == nil,
+		Complete:    s.complete(),
 		Violations:  s.violations,
 		Goals:       make([]GoalResult, len(s.goals)),
 		OutOfMemory: s.outOfMemory,

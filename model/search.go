@@ -98,8 +98,12 @@ type worker[S, A any] struct {
 	fps        []uint64
 	// succEnc holds, for a ByteStates spec, the successors' encodings back
 	// to back, the k-th ending at succEnds[k].
-	succEnc    []byte
-	succEnds   []int32
+	succEnc  []byte
+	succEnds []int32
+	touched  uint64 // keeps visitedSet.touch's loads from being optimized away
+	// owned[o] lists, with several workers, the candidates whose shard
+	// worker o owns in the insert phase, in order.
+	owned      [][]int32
 	expansions []expansion
 	candidates []candidate
 	enc        []byte // the candidates' encodings, back to back
@@ -254,6 +258,12 @@ func (s *search[S, A]) parallel(f func(w int)) {
 func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) {
 	w.expansions = w.expansions[:0]
 	w.candidates = w.candidates[:0]
+	if len(w.owned) != len(s.workers) {
+		w.owned = make([][]int32, len(s.workers))
+	}
+	for o := range w.owned {
+		w.owned[o] = w.owned[o][:0]
+	}
 	w.enc = w.enc[:0]
 	w.succ = w.succ[:0]
 	var goals uint64 // goals not reached when the round began
@@ -308,6 +318,7 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 			w.fps[k] = s.spec.Fingerprint(&w.successors[k])
 		}
 	}
+	w.touched ^= s.visited.touch(w.fps)
 	direct := len(s.workers) == 1
 	for k, fp := range w.fps {
 		isNew := false
@@ -357,22 +368,35 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 			}
 		}
 		w.candidates = append(w.candidates, c)
+		if !direct {
+			o := shardOf(fp) % len(s.workers)
+			w.owned[o] = append(w.owned[o], int32(len(w.candidates)-1))
+		}
 	}
 }
 
 // insert is worker me's part of the insert phase: it stores the candidates
-// of the shards it owns, in frontier order, and marks the new ones.
+// of the shards it owns, in frontier order, and marks the new ones. Each
+// expanding worker listed them for it in owned[me]; the home slot of the
+// candidate prefetchDistance places ahead is loaded early, so that the
+// cache misses overlap.
 func (s *search[S, A]) insert(me int) {
-	n := len(s.workers)
+	var touched uint64
 	for _, w := range s.workers {
-		for k := range w.candidates {
-			c := &w.candidates[k]
-			if shardOf(c.fp)%n == me {
-				c.isNew = s.visited.insert(c.fp, pending)
+		owned := w.owned[me]
+		for i, k := range owned {
+			if i+prefetchDistance < len(owned) {
+				touched ^= s.visited.touchOne(w.candidates[owned[i+prefetchDistance]].fp)
 			}
+			c := &w.candidates[k]
+			c.isNew = s.visited.insert(c.fp, pending)
 		}
 	}
+	s.workers[me].touched ^= touched
 }
+
+// prefetchDistance is how many candidates ahead insert loads a home slot.
+const prefetchDistance = 8
 
 // assign is the sequential phase of a round: in frontier order it numbers
 // the new states, links them to their parents, records violations and

@@ -90,6 +90,23 @@ func (v *visitedSet) bytes() int64 {
 	return b
 }
 
+// touch loads the home slot of each of fps and returns a value that
+// depends on them: independent loads whose cache misses the processor
+// overlaps, so that the probes that follow find the slots in cache.
+func (v *visitedSet) touch(fps []uint64) (x uint64) {
+	for _, fp := range fps {
+		t := &v.shards[shardOf(fp)]
+		x ^= t.keys[t.home(fp)]
+	}
+	return x
+}
+
+// touchOne is touch for one fingerprint.
+func (v *visitedSet) touchOne(fp uint64) uint64 {
+	t := &v.shards[shardOf(fp)]
+	return t.keys[t.home(fp)]
+}
+
 // contains reports whether fp is stored. It reads only the keys.
 func (v *visitedSet) contains(fp uint64) bool {
 	h := mixFP(fp)
