@@ -181,18 +181,25 @@ func nextIndex(idx []int, settings []SettingRange) bool {
 
 // measure fills a SpaceConfig's measures.
 func measure(c Config, key string) SpaceConfig {
-	sc := SpaceConfig{Config: c, Key: key, Requests: len(c.Requests), Ranks: int(c.Ranks)}
-	for r := uint8(0); r < c.Ranks; r++ {
-		for p := Target; p < numPools; p++ {
-			if c.hasPool(r, p) {
-				sc.Pages += int(c.poolBlocksOn(r, p))
-			}
-		}
-	}
+	sc := SpaceConfig{Config: c, Key: key, Requests: len(c.Requests), Ranks: int(c.Ranks), Pages: ConfigPages(&c)}
 	for _, t := range c.Requests {
 		sc.Tokens += int(t.PromptLen) + int(t.MaxNewTokens)
 	}
 	return sc
+}
+
+// ConfigPages counts every GPU page of every pool on every rank: the
+// "pages" a smallest counterexample has fewest of.
+func ConfigPages(c *Config) int {
+	pages := 0
+	for r := uint8(0); r < c.Ranks; r++ {
+		for p := Target; p < numPools; p++ {
+			if c.hasPool(r, p) {
+				pages += int(c.poolBlocksOn(r, p))
+			}
+		}
+	}
+	return pages
 }
 
 // sequences returns every request sequence of the mix with tokens_per_block
