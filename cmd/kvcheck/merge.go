@@ -62,7 +62,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	var results []sweepResult
 	for _, key := range order {
 		parts := groups[key].parts
-		rep, err := foldAndAnnotate(parts)
+		rep, err := foldAndAnnotate(parts, nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
 			return exitUsage

@@ -147,7 +147,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		rep, err := foldAndAnnotate([]sweep.Part{part})
+		rep, err := foldAndAnnotate([]sweep.Part{part}, cache)
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 			return exitUsage
@@ -345,8 +345,9 @@ type sweepResult struct {
 	header  sweep.Header
 }
 
-// foldAndAnnotate folds the parts of one variant and completes the report.
-func foldAndAnnotate(parts []sweep.Part) (sweep.Report, error) {
+// foldAndAnnotate folds the parts of one variant and completes the report
+// (its checks through cache when it is not nil).
+func foldAndAnnotate(parts []sweep.Part, cache *sweep.Cache) (sweep.Report, error) {
 	rep, err := sweep.Fold(parts)
 	if err != nil {
 		return rep, err
@@ -364,7 +365,7 @@ func foldAndAnnotate(parts []sweep.Part) (sweep.Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("the sweep's base configuration: %v", err)
 	}
-	if err := sweep.Annotate(&rep, sweep.Variant{Scenario: sc, Fixes: fixes}, base, h.Search); err != nil {
+	if err := sweep.Annotate(&rep, sweep.Variant{Scenario: sc, Fixes: fixes}, base, h.Search, cache); err != nil {
 		return rep, err
 	}
 	rep.Reproduce = sweepCommand(h)
