@@ -210,16 +210,18 @@ func (m *RequestMix) sequences(tpb uint32, ranks uint8) [][]RequestTemplate {
 		for _, n := range m.NewTokens {
 			for _, s := range m.SharedPages {
 				for _, kv := range m.ReceivingKV {
-					prompt := p * int(tpb)
-					if prompt > 255 || s > p {
-						continue
+					for _, send := range m.SendingKV {
+						prompt := p * int(tpb)
+						if s > p || (kv && send) {
+							continue
+						}
+						r := RequestTemplate{PromptLen: uint32(prompt), MaxNewTokens: uint32(n), Family: NoFamily, ReceivingKV: kv, SendingKV: send}
+						if s > 0 {
+							r.Family = 0
+							r.SharedPrefix = uint32(s * int(tpb))
+						}
+						kinds = append(kinds, r)
 					}
-					r := RequestTemplate{PromptLen: uint32(prompt), MaxNewTokens: uint32(n), Family: NoFamily, ReceivingKV: kv}
-					if s > 0 {
-						r.Family = 0
-						r.SharedPrefix = uint32(s * int(tpb))
-					}
-					kinds = append(kinds, r)
 				}
 			}
 		}

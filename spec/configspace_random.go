@@ -10,20 +10,20 @@ import "math/rand/v2"
 // may be invalid (see Config.Validate): callers draw again.
 func RandomConfig(rng *rand.Rand, base Config) Config {
 	c := base
-	c.TokensPerBlock = uint8(1 + rng.IntN(8))
+	c.TokensPerBlock = uint32(1 + rng.IntN(8))
 	c.MaxDraftLen = base.MaxDraftLen
 	if c.DraftPool != NoDraftPool || rng.IntN(2) == 0 {
-		c.MaxDraftLen = uint8(1 + rng.IntN(3))
+		c.MaxDraftLen = uint32(1 + rng.IntN(3))
 	}
-	c.ReserveDraftTokens = uint8(rng.IntN(int(c.MaxDraftLen) + 1))
+	c.ReserveDraftTokens = uint32(rng.IntN(int(c.MaxDraftLen) + 1))
 	c.MaxBatchSize = uint8(1 + rng.IntN(6))
-	c.MaxNumTokens = uint8(4 + rng.IntN(29))
+	c.MaxNumTokens = uint32(4 + rng.IntN(29))
 	c.ChunkedPrefill = rng.IntN(4) != 0
-	c.ChunkUnitSize = uint8(1 + rng.IntN(8))
-	c.TargetBlocks = uint8(2 + rng.IntN(23))
-	c.DraftBlocks = uint8(2 + rng.IntN(23))
-	c.TargetIndexSlots = uint8(1 + rng.IntN(8))
-	c.DraftIndexSlots = uint8(1 + rng.IntN(8))
+	c.ChunkUnitSize = uint32(1 + rng.IntN(8))
+	c.TargetBlocks = uint32(2 + rng.IntN(23))
+	c.DraftBlocks = uint32(2 + rng.IntN(23))
+	c.TargetIndexSlots = uint32(1 + rng.IntN(8))
+	c.DraftIndexSlots = uint32(1 + rng.IntN(8))
 	c.ResumeGatePercent = []uint8{100, 100, 90, 75, 50}[rng.IntN(5)]
 	c.HostTier = rng.IntN(3) == 0
 	c.RecomputePause = rng.IntN(4) != 0
@@ -36,9 +36,9 @@ func RandomConfig(rng *rand.Rand, base Config) Config {
 	if c.AttentionDP {
 		c.MaxNumActiveRequests = uint8(rng.IntN(5))
 	}
-	c.StageTargetBlocks, c.StageDraftBlocks, c.StageHostBlocks = [MaxRanks]uint8{}, [MaxRanks]uint8{}, [MaxRanks]uint8{}
+	c.StageTargetBlocks, c.StageDraftBlocks, c.StageHostBlocks = [MaxRanks]uint32{}, [MaxRanks]uint32{}, [MaxRanks]uint32{}
 	if c.Loop == PipelineLoop && rng.IntN(2) == 0 {
-		c.StageTargetBlocks[rng.IntN(int(c.Ranks))] = uint8(2 + rng.IntN(23))
+		c.StageTargetBlocks[rng.IntN(int(c.Ranks))] = uint32(2 + rng.IntN(23))
 	}
 	receiving := false
 	for _, r := range base.Requests {
@@ -47,14 +47,14 @@ func RandomConfig(rng *rand.Rand, base Config) Config {
 	c.Requests = nil
 	for range 1 + rng.IntN(6) {
 		r := RequestTemplate{
-			PromptLen:    uint8(1 + rng.IntN(24)),
-			MaxNewTokens: uint8(1 + rng.IntN(6)),
+			PromptLen:    uint32(1 + rng.IntN(24)),
+			MaxNewTokens: uint32(1 + rng.IntN(6)),
 			Family:       NoFamily,
 			ReceivingKV:  receiving && rng.IntN(2) == 0,
 		}
 		if rng.IntN(2) == 0 {
 			r.Family = uint8(rng.IntN(2))
-			r.SharedPrefix = uint8(rng.IntN(int(r.PromptLen) + 1))
+			r.SharedPrefix = uint32(rng.IntN(int(r.PromptLen) + 1))
 		}
 		if c.Loop != PipelineLoop {
 			r.Rank = uint8(rng.IntN(int(c.Ranks)))
