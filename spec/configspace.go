@@ -80,8 +80,9 @@ type RequestMix struct {
 	// that share one (one prompt family), in pages; 0 shares none.
 	SharedPages []int
 	// ReceivingKV says whether a request may be a disaggregated-generation
-	// request that receives its KV.
-	ReceivingKV []bool
+	// request that receives its KV; SendingKV whether it may be a
+	// context-only request whose KV is sent after its prefill.
+	ReceivingKV, SendingKV []bool
 	// Spread routes the requests over the ranks in every way (up to
 	// renaming ranks); otherwise every request enters at rank 0.
 	Spread bool
@@ -94,6 +95,7 @@ var mixKeys = []struct{ key, doc string }{
 	{"new_tokens", "each request's max_tokens (integers)"},
 	{"shared_pages", "each request's shared prefix in pages, 0 for none (integers)"},
 	{"receiving_kv", "whether a request may receive its KV (true, false)"},
+	{"sending_kv", "whether a request may be context-only, its KV sent after the prefill (true, false)"},
 	{"spread", "route the requests over the ranks in every way (true or false)"},
 }
 
@@ -212,6 +214,9 @@ func isMixKey(key string) bool {
 	return false
 }
 
+// maxIntervalValues bounds the values of one LO..HI interval.
+const maxIntervalValues = 4096
+
 // expandValues expands "1..3,5" into its values and "all" into every value
 // of a boolean or enumerated setting.
 func expandValues(key, text string) ([]string, error) {
@@ -240,8 +245,8 @@ func expandValues(key, text string) ([]string, error) {
 		}
 		a, errA := strconv.Atoi(lo)
 		b, errB := strconv.Atoi(hi)
-		if errA != nil || errB != nil || a < 0 || b > 255 || a > b {
-			return nil, fmt.Errorf("expected an interval LO..HI of integers 0..255 with LO <= HI, got %q", part)
+		if errA != nil || errB != nil || a < 0 || a > b || b-a >= maxIntervalValues {
+			return nil, fmt.Errorf("expected an interval LO..HI of integers with 0 <= LO <= HI and at most %d values, got %q", maxIntervalValues, part)
 		}
 		for n := a; n <= b; n++ {
 			out = append(out, strconv.Itoa(n))
@@ -260,7 +265,7 @@ func expandValues(key, text string) ([]string, error) {
 
 // allValues is every value of a boolean or enumerated key, nil for others.
 func allValues(key string) []string {
-	if key == "receiving_kv" || key == "spread" {
+	if key == "receiving_kv" || key == "sending_kv" || key == "spread" {
 		return []string{"false", "true"}
 	}
 	f := lookupConfigField(key)
@@ -306,8 +311,8 @@ func requestMix(base Config, given map[string][]string, lineOf map[string]int) (
 		var out []int
 		for _, v := range values {
 			n, err := strconv.Atoi(v)
-			if err != nil || n < lo || n > 255 {
-				return nil, &RangeError{lineOf[key], fmt.Sprintf("%s: expected integers %d..255, got %q", key, lo, v)}
+			if err != nil || n < lo || n > 1<<20 {
+				return nil, &RangeError{lineOf[key], fmt.Sprintf("%s: expected integers %d..%d, got %q", key, lo, 1<<20, v)}
 			}
 			out = append(out, n)
 		}
@@ -363,6 +368,9 @@ func requestMix(base Config, given map[string][]string, lineOf map[string]int) (
 	if mix.ReceivingKV, err = bools("receiving_kv", func(r RequestTemplate) bool { return r.ReceivingKV }); err != nil {
 		return nil, err
 	}
+	if mix.SendingKV, err = bools("sending_kv", func(r RequestTemplate) bool { return r.SendingKV }); err != nil {
+		return nil, err
+	}
 	spread, err := bools("spread", func(r RequestTemplate) bool { return r.Rank != 0 })
 	if err != nil {
 		return nil, err
@@ -390,12 +398,16 @@ func (cs *ConfigSpace) Ranges() []string {
 			}
 			return strings.Join(parts, ",")
 		}
-		bools := make([]string, len(m.ReceivingKV))
-		for i, b := range m.ReceivingKV {
-			bools[i] = strconv.FormatBool(b)
+		bools := func(bs []bool) string {
+			parts := make([]string, len(bs))
+			for i, b := range bs {
+				parts[i] = strconv.FormatBool(b)
+			}
+			return strings.Join(parts, ",")
 		}
 		out = append(out, "requests="+join(m.Count), "prompt_pages="+join(m.PromptPages), "new_tokens="+join(m.NewTokens),
-			"shared_pages="+join(m.SharedPages), "receiving_kv="+strings.Join(bools, ","), "spread="+strconv.FormatBool(m.Spread))
+			"shared_pages="+join(m.SharedPages), "receiving_kv="+bools(m.ReceivingKV), "sending_kv="+bools(m.SendingKV),
+			"spread="+strconv.FormatBool(m.Spread))
 	}
 	return out
 }

@@ -17,8 +17,7 @@ var defaultRanges = map[string][]string{
 		"requests=1..2", "prompt_pages=1..2", "new_tokens=1..2", "receiving_kv=all", "spread=true",
 		"target_blocks=3..7", "draft_blocks=3..7", "max_num_active_requests=2..3", "max_batch_size=1..2",
 	},
-	// PR #13104: the scenario's requests (one sends its KV, which the
-	// request mix cannot draw yet), the pool, the page-index row
+	// PR #13104: the scenario's requests (one sends its KV), the pool, the page-index row
 	// (max_seq_len), the pad cap and the batch size.
 	"adp-veto-growth": {
 		"target_blocks=3..12", "max_seq_len=8..16", "max_num_active_requests=2..3", "max_batch_size=1..2",

@@ -181,18 +181,25 @@ func nextIndex(idx []int, settings []SettingRange) bool {
 
 // measure fills a SpaceConfig's measures.
 func measure(c Config, key string) SpaceConfig {
-	sc := SpaceConfig{Config: c, Key: key, Requests: len(c.Requests), Ranks: int(c.Ranks)}
-	for r := uint8(0); r < c.Ranks; r++ {
-		for p := Target; p < numPools; p++ {
-			if c.hasPool(r, p) {
-				sc.Pages += int(c.poolBlocksOn(r, p))
-			}
-		}
-	}
+	sc := SpaceConfig{Config: c, Key: key, Requests: len(c.Requests), Ranks: int(c.Ranks), Pages: ConfigPages(&c)}
 	for _, t := range c.Requests {
 		sc.Tokens += int(t.PromptLen) + int(t.MaxNewTokens)
 	}
 	return sc
+}
+
+// ConfigPages counts every GPU page of every pool on every rank: the
+// "pages" a smallest counterexample has fewest of.
+func ConfigPages(c *Config) int {
+	pages := 0
+	for r := uint8(0); r < c.Ranks; r++ {
+		for p := Target; p < numPools; p++ {
+			if c.hasPool(r, p) {
+				pages += int(c.poolBlocksOn(r, p))
+			}
+		}
+	}
+	return pages
 }
 
 // sequences returns every request sequence of the mix with tokens_per_block
@@ -203,16 +210,18 @@ func (m *RequestMix) sequences(tpb uint32, ranks uint8) [][]RequestTemplate {
 		for _, n := range m.NewTokens {
 			for _, s := range m.SharedPages {
 				for _, kv := range m.ReceivingKV {
-					prompt := p * int(tpb)
-					if prompt > 255 || s > p {
-						continue
+					for _, send := range m.SendingKV {
+						prompt := p * int(tpb)
+						if s > p || (kv && send) {
+							continue
+						}
+						r := RequestTemplate{PromptLen: uint32(prompt), MaxNewTokens: uint32(n), Family: NoFamily, ReceivingKV: kv, SendingKV: send}
+						if s > 0 {
+							r.Family = 0
+							r.SharedPrefix = uint32(s * int(tpb))
+						}
+						kinds = append(kinds, r)
 					}
-					r := RequestTemplate{PromptLen: uint32(prompt), MaxNewTokens: uint32(n), Family: NoFamily, ReceivingKV: kv}
-					if s > 0 {
-						r.Family = 0
-						r.SharedPrefix = uint32(s * int(tpb))
-					}
-					kinds = append(kinds, r)
 				}
 			}
 		}

@@ -88,6 +88,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
 	flags.BoolVar(&opts.showProgress, "progress", false, "print a progress line on stderr every second (shown anyway when stderr is a terminal)")
+	sweepRandom := flags.Bool("sweep", false, "walk random configurations around each scenario's, beyond any sweep's bounds: --walks per configuration (default 64) until --time; reports the smallest violating one (fuzz_sweep.go)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms the walks exercised, and those they never reached")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
@@ -119,6 +120,9 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage
+	}
+	if *sweepRandom {
+		return runFuzzSweep(opts, variants, stdout, stderr)
 	}
 	if !opts.json {
 		fmt.Fprintf(stdout, "kvcheck fuzz: seed %d, %d worker(s), %s, %s walks\n",

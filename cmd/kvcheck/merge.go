@@ -8,7 +8,6 @@ import (
 
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
-	"github.com/spf13/pflag"
 )
 
 // runMerge is `kvcheck merge FILE...`: it folds the JSON-lines results of
@@ -17,14 +16,12 @@ import (
 func runMerge(args []string, stdout, stderr io.Writer) int {
 	var asJSON, rewrite bool
 	var out string
-	flags := pflag.NewFlagSet("merge", pflag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags := newFlagSet("merge", stderr)
 	flags.BoolVar(&asJSON, "json", false, "print one JSON object per variant")
 	flags.StringVar(&out, "out", "", "write each variant's smallest counterexample as a transcript in this directory")
 	flags.BoolVar(&rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
-	if err := flags.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
-		return exitUsage
+	if code, done := parseFlags(flags, args, stdout); done {
+		return code
 	}
 	if flags.NArg() == 0 {
 		fmt.Fprintln(stderr, "kvcheck merge: expected the shards' result files (kvcheck sweep --shard i/n > FILE)")
@@ -65,7 +62,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	var results []sweepResult
 	for _, key := range order {
 		parts := groups[key].parts
-		rep, err := foldAndAnnotate(parts)
+		rep, err := foldAndAnnotate(parts, nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
 			return exitUsage

@@ -15,7 +15,6 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
-	"github.com/spf13/pflag"
 )
 
 // sweepOptions are the flags of `kvcheck sweep`.
@@ -27,6 +26,7 @@ type sweepOptions struct {
 	depth     int
 	maxStates int
 	liveness  bool
+	only      []string
 	keepGoing bool
 	workers   int
 	shard     string
@@ -43,8 +43,7 @@ const defaultSweepMaxStates = 200_000
 
 func runSweep(args []string, stdout, stderr io.Writer) int {
 	var opts sweepOptions
-	flags := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags := newFlagSet("sweep", stderr)
 	flags.StringArrayVar(&opts.scenarios, "scenario", nil, "built-in scenario whose neighbourhood to sweep (repeatable; default: all)")
 	flags.StringArrayVar(&opts.fixes, "fix", nil, "fix variant to apply (repeatable; 'none' = the real code alone; default: the real code and each of the scenario's fixes)")
 	flags.StringArrayVar(&opts.ranges, "range", nil, "KEY=VALUES range replacing the scenario's default for KEY, e.g. target_blocks=4..8, version=all, requests=1..3 (repeatable; see docs/sweep.md)")
@@ -52,6 +51,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth per configuration (default: the scenario's)")
 	flags.IntVar(&opts.maxStates, "max-states", defaultSweepMaxStates, "maximum distinct states per configuration")
 	flags.BoolVar(&opts.liveness, "liveness", true, "also look for livelocks on each complete search")
+	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to look past a livelock for a crash")
 	flags.BoolVar(&opts.keepGoing, "keep-going", false, "check every configuration, not only up to the smallest counterexample's size class")
 	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "configurations checked in parallel (results do not depend on it)")
 	flags.StringVar(&opts.shard, "shard", "", "i/n: check only shard i of n (deterministic partition) and print its results as JSON lines for kvcheck merge")
@@ -61,12 +61,11 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per variant")
 	flags.StringVar(&opts.out, "out", "", "write each variant's smallest counterexample as a transcript in this directory")
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
-	if err := flags.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
-		return exitUsage
+	if code, done := parseFlags(flags, args, stdout); done {
+		return code
 	}
 	if flags.NArg() > 0 {
-		fmt.Fprintf(stderr, "kvcheck sweep: unexpected argument %q (scenarios are given with --scenario)\n", flags.Arg(0))
+		fmt.Fprintf(stderr, "kvcheck sweep: unexpected argument %s (scenarios are given with --scenario)\n", quote(flags.Arg(0)))
 		return exitUsage
 	}
 	if opts.depth < 0 || opts.maxStates < 0 || opts.budget < 0 || opts.workers < 1 {
@@ -86,6 +85,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 		return exitUsage
 	}
+	if err := sweep.CheckInvariantNames(opts.only); err != nil {
+		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+		return exitUsage
+	}
 	var cache *sweep.Cache
 	if !opts.noCache && opts.cacheDir != "" {
 		if cache, err = sweep.OpenCache(opts.cacheDir); err != nil {
@@ -96,7 +99,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	run := sweep.Options{
-		Search:    sweep.Search{Depth: opts.depth, MaxStates: opts.maxStates, Liveness: opts.liveness},
+		Search:    sweep.Search{Depth: opts.depth, MaxStates: opts.maxStates, Liveness: opts.liveness, Invariants: opts.only},
 		Workers:   opts.workers,
 		KeepGoing: opts.keepGoing,
 		Shard:     shard,
@@ -144,7 +147,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		rep, err := foldAndAnnotate([]sweep.Part{part})
+		rep, err := foldAndAnnotate([]sweep.Part{part}, cache)
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 			return exitUsage
@@ -342,8 +345,9 @@ type sweepResult struct {
 	header  sweep.Header
 }
 
-// foldAndAnnotate folds the parts of one variant and completes the report.
-func foldAndAnnotate(parts []sweep.Part) (sweep.Report, error) {
+// foldAndAnnotate folds the parts of one variant and completes the report
+// (its checks through cache when it is not nil).
+func foldAndAnnotate(parts []sweep.Part, cache *sweep.Cache) (sweep.Report, error) {
 	rep, err := sweep.Fold(parts)
 	if err != nil {
 		return rep, err
@@ -361,7 +365,7 @@ func foldAndAnnotate(parts []sweep.Part) (sweep.Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("the sweep's base configuration: %v", err)
 	}
-	if err := sweep.Annotate(&rep, sweep.Variant{Scenario: sc, Fixes: fixes}, base, h.Search); err != nil {
+	if err := sweep.Annotate(&rep, sweep.Variant{Scenario: sc, Fixes: fixes}, base, h.Search, cache); err != nil {
 		return rep, err
 	}
 	rep.Reproduce = sweepCommand(h)
@@ -406,6 +410,9 @@ func sweepCommand(h sweep.Header) string {
 	if !h.Search.Liveness {
 		parts = append(parts, "--liveness=false")
 	}
+	for _, n := range h.Search.Invariants {
+		parts = append(parts, "--invariant", n)
+	}
 	if h.KeepGoing {
 		parts = append(parts, "--keep-going")
 	}
@@ -426,4 +433,17 @@ func defaultCacheDir() string {
 func jsonLine(w io.Writer, v any) {
 	data, _ := json.Marshal(v)
 	fmt.Fprintln(w, string(data))
+}
+
+func init() {
+	commandHelp["sweep"] = struct{ synopsis, about, example string }{
+		"kvcheck sweep [--scenario NAME]... [--config FILE]... [--fix NAME]... [--range KEY=VALUES]... [--shard i/n] [--time DUR] [flags]",
+		"Check each variant on every valid configuration in ranges around a scenario's, smallest first, each equivalence\nclass once: the smallest counterexample (fewest requests, pages, ranks, then the shortest trace) or that the\nfix holds on all. Results are cached by configuration, variant and a hash of the spec and engine. Exit 0 all\nhold, 1 a violation, 2 bad usage, 3 incomplete (--time ran out) without a violation. See docs/sweep.md.",
+		"kvcheck sweep --scenario adp-dummy-leak --fix free-unpaired-mirror\n  kvcheck sweep --scenario draft-admission --shard 0/4 > shard-0.jsonl",
+	}
+	commandHelp["merge"] = struct{ synopsis, about, example string }{
+		"kvcheck merge [--json] [--out DIR] FILE...",
+		"Fold the JSON-lines results of a sweep's shards (kvcheck sweep --shard i/n) into the report one run prints;\nmissing shards make it incomplete (exit 3).",
+		"kvcheck merge shard-*.jsonl",
+	}
 }

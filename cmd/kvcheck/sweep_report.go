@@ -92,7 +92,7 @@ func printSweepDetails(w io.Writer, r sweep.Report) {
 			unreached = append(unreached, g)
 		}
 	}
-	if len(unreached) > 0 && r.Result == sweep.ResultOK {
+	if len(unreached) > 0 && r.Result == sweep.ResultOK && r.Configurations > 0 {
 		fmt.Fprintf(w, "  no configuration reaches goal %s: the ranges may miss the scenario's point\n", strings.Join(unreached, ", "))
 	}
 	if s := r.Smallest; s != nil {

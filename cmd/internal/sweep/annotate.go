@@ -13,13 +13,14 @@ import (
 // smallest counterexample's configuration holds (the scenario's other fix
 // sets, then these fixes plus one more), and the finding in words, above
 // all when a fix closes the seed's configuration but not the sweep.
-func Annotate(rep *Report, v Variant, base spec.Config, search Search) error {
+// The checks use and fill cache when it is not nil.
+func Annotate(rep *Report, v Variant, base spec.Config, search Search, cache *Cache) error {
 	depth := search.Depth
 	if depth == 0 {
 		depth = v.Scenario.Depth
 	}
 	seedText := spec.FormatConfig(&base)
-	seed, err := checkText(v, seedText, search, depth)
+	seed, err := checkText(v, seedText, search, depth, cache)
 	if err != nil {
 		return fmt.Errorf("the base configuration: %v", err)
 	}
@@ -37,7 +38,7 @@ func Annotate(rep *Report, v Variant, base spec.Config, search Search) error {
 			}
 		}
 		for _, fixes := range candidates {
-			r, err := checkText(Variant{v.Scenario, fixes}, rep.Smallest.Config, search, depth)
+			r, err := checkText(Variant{v.Scenario, fixes}, rep.Smallest.Config, search, depth, cache)
 			if err != nil {
 				return fmt.Errorf("the smallest counterexample's configuration: %v", err)
 			}
@@ -50,14 +51,26 @@ func Annotate(rep *Report, v Variant, base spec.Config, search Search) error {
 	return nil
 }
 
-// checkText checks v on a configuration given as text.
-func checkText(v Variant, text string, search Search, depth int) (Record, error) {
+// checkText checks v on a configuration given as text, through cache
+// when it is not nil.
+func checkText(v Variant, text string, search Search, depth int, cache *Cache) (Record, error) {
 	cfg, err := spec.ParseConfig(spec.Config{}, text)
 	if err != nil {
 		return Record{}, err
 	}
 	c := spec.SpaceConfig{Config: cfg}
-	return checkOne(v, &c, search, depth), nil
+	key := ""
+	if cache != nil {
+		key = cache.Key(v, search, spec.ConfigIdentity(&cfg))
+		if r, ok := cache.Lookup(v, key); ok {
+			return r, nil
+		}
+	}
+	r := checkOne(v, &c, search, depth)
+	if cache != nil {
+		cache.Store(v, key, r)
+	}
+	return r, nil
 }
 
 // verdictWords is a record's verdict in a few words.

@@ -62,7 +62,11 @@ func (c *Cache) Dir() string { return filepath.Join(c.dir, c.engine[:16]) }
 
 // Key is the cache key of a configuration (its spec.ConfigKey) under v and search.
 func (c *Cache) Key(v Variant, search Search, configKey string) string {
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%v\x00%s", c.engine, v.Label(), search.Depth, search.MaxStates, search.Liveness, configKey)))
+	text := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%v\x00%s", c.engine, v.Label(), search.Depth, search.MaxStates, search.Liveness, configKey)
+	if len(search.Invariants) > 0 {
+		text += fmt.Sprintf("\x00%q", search.Invariants)
+	}
+	h := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(h[:12])
 }
 

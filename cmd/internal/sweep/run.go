@@ -7,7 +7,9 @@
 package sweep
 
 import (
+	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +41,29 @@ type Search struct {
 	MaxStates int
 	// Liveness also looks for livelocks on complete searches.
 	Liveness bool
+	// Invariants, when given, are the only invariants checked.
+	Invariants []string `json:",omitempty"`
+}
+
+// CheckInvariantNames reports a name that is not an invariant of the spec.
+func CheckInvariantNames(names []string) error {
+	sc := spec.Scenarios()[0]
+	sp, err := sc.Spec(0)
+	if err != nil {
+		return err
+	}
+	valid := map[string]bool{}
+	var all []string
+	for _, inv := range sp.Invariants() {
+		valid[inv.Name] = true
+		all = append(all, inv.Name)
+	}
+	for _, n := range names {
+		if !valid[n] {
+			return fmt.Errorf("unknown invariant %q; valid invariants: %s", n, strings.Join(all, ", "))
+		}
+	}
+	return nil
 }
 
 // Options shape a run.
@@ -152,7 +177,11 @@ func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int) Record {
 		panic(err)
 	}
 	sp.Scenario = v.Scenario
-	res := model.Check[spec.State, spec.Action](sp, model.Options{
+	var checked model.Spec[spec.State, spec.Action] = sp
+	if len(search.Invariants) > 0 {
+		checked = model.OnlyInvariants(checked, search.Invariants)
+	}
+	res := model.Check(checked, model.Options{
 		MaxDepth:  depth,
 		MaxStates: search.MaxStates,
 		Workers:   1,

@@ -1,0 +1,75 @@
+package sweep
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestParseShard(t *testing.T) {
+	for _, ok := range []string{"0/1", "3/4"} {
+		if s, err := ParseShard(ok); err != nil || s.String() != ok {
+			t.Errorf("%s: %v %v", ok, s, err)
+		}
+	}
+	for _, bad := range []string{"", "1", "4/4", "-1/2", "a/b", "0/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	owned := 0
+	for i := range 10 {
+		n := 0
+		for k := range 3 {
+			if (Shard{k, 3}).Owns(i) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("configuration %d owned by %d shards", i, n)
+		}
+		if (Shard{}).Owns(i) {
+			owned++
+		}
+	}
+	if owned != 10 {
+		t.Fatal("the zero shard does not own everything")
+	}
+}
+
+// TestFoldCutoffAndMissingShard: the report needs the configurations up to
+// the end of the first violation's size class; with a shard missing it
+// says which, and is incomplete.
+func TestFoldCutoffAndMissingShard(t *testing.T) {
+	h := Header{Scenario: "s", Total: 6, Shard: "0/2", Space: "x", Engine: "e"}
+	rec := func(i int, size int, violation bool, steps int) Record {
+		r := Record{Index: i, Result: ResultOK, Complete: true, Requests: size, Pages: 4, Ranks: 1}
+		if violation {
+			r.Result, r.Invariant = ResultViolation, "inv"
+			r.Trace = make([]string, steps)
+		}
+		return r
+	}
+	even := Part{Header: h, Records: []Record{rec(0, 1, false, 0), rec(2, 2, true, 9), rec(4, 3, true, 1)}}
+	h.Shard = "1/2"
+	odd := Part{Header: h, Records: []Record{rec(1, 1, false, 0), rec(3, 2, true, 5), rec(5, 3, false, 0)}}
+	rep, err := Fold([]Part{even, odd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Indices 2 and 3 are one size class: the shorter trace (index 3) is
+	// the smallest; index 4's shorter trace is in a larger class.
+	if rep.Needed != 4 || rep.Configurations != 4 || !rep.Complete || rep.Smallest == nil || rep.Smallest.Index != 3 || rep.Violating != 2 {
+		t.Fatalf("%+v %+v", rep, rep.Smallest)
+	}
+	rep, err = Fold([]Part{even})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Complete || rep.Configurations != 2 || !slices.Equal(rep.MissingShards, []string{"1/2"}) {
+		t.Fatalf("one shard: %+v", rep)
+	}
+	odd.Header.Space = "y"
+	if _, err := Fold([]Part{even, odd}); err == nil {
+		t.Fatal("shards of two spaces folded")
+	}
+}
