@@ -9,19 +9,22 @@ import (
 // search is the state of one Check run: a level-synchronous breadth-first
 // search. Each level's frontier is a stateQueue of compactly encoded
 // states, processed in rounds of statesPerWorker states per worker. A round
-// has three phases:
+// has these phases:
 //
 //  1. expand (parallel): each worker decodes its contiguous chunk of the
 //     round into a reusable buffer, computes the successors, drops those
-//     already stored, and keeps the others as candidates: fingerprint,
-//     encoded state, invariant failures, goals reached.
+//     already stored, and keeps the others as candidates: fingerprint and
+//     encoded state.
 //  2. insert (parallel): each worker inserts into the visited set the
 //     candidates of its own shards, in frontier order, which decides which
 //     candidates are new: the first of equal ones in frontier order.
-//  3. assign (sequential, light): in frontier order, number the new states,
+//  3. judge (parallel): each worker checks the invariants and goals of its
+//     new candidates.
+//  4. assign (sequential, light): in frontier order, number the new states,
 //     record how they were reached, report violations and stop where a
 //     sequential search would, and queue the rest for the next level.
 //
+// A single worker does 1–3 at once, inserting and judging as it expands.
 // The visited set is only read while workers expand and each shard is
 // written by one worker while they insert, so the outcome is the same as a
 // sequential search whatever the number of workers.
@@ -208,8 +211,9 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 		}
 		chunk := (len(s.round) + len(s.workers) - 1) / len(s.workers)
 		s.parallel(func(w int) { s.expand(s.workers[w], s.chunkOf(w, chunk), atBound) })
-		if len(s.workers) > 1 { // a single worker inserted as it expanded
+		if len(s.workers) > 1 { // a single worker inserted and judged as it expanded
 			s.parallel(s.insert)
+			s.parallel(s.judge)
 		}
 		if at, stop := s.assign(depth, chunk); stop {
 			if s.stopped && s.violations[0].Depth > int(depth) {
@@ -266,12 +270,7 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 	}
 	w.enc = w.enc[:0]
 	w.succ = w.succ[:0]
-	var goals uint64 // goals not reached when the round began
-	for i, r := range s.reached {
-		if !r {
-			goals |= 1 << i
-		}
-	}
+	goals := s.unreachedGoals() // goals not reached when the round began
 	for _, ref := range chunk {
 		st := &w.state
 		s.codec.decode(ref.enc, st)
@@ -354,18 +353,9 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 		} else {
 			w.enc = s.codec.appendEncoded(w.enc, next)
 		}
-		c := candidate{
-			fp:       fp,
-			encEnd:   int32(len(w.enc)),
-			index:    int32(k),
-			failures: checkInvariants(s.invariants, next, s.opts.KeepGoing),
-			isNew:    isNew,
-		}
-		for g := goals; g != 0; g &= g - 1 {
-			i := bits.TrailingZeros64(g)
-			if s.goals[i].Reached(next) {
-				c.goals |= 1 << i
-			}
+		c := candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k), isNew: isNew}
+		if direct { // else judge does this after the insert phase, for the new ones only
+			s.judgeCandidate(&c, next, goals)
 		}
 		w.candidates = append(w.candidates, c)
 		if !direct {
@@ -373,6 +363,46 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 			w.owned[o] = append(w.owned[o], int32(len(w.candidates)-1))
 		}
 	}
+}
+
+// judgeCandidate records the invariants c's state next violates and the
+// goals of goals it reaches.
+func (s *search[S, A]) judgeCandidate(c *candidate, next *S, goals uint64) {
+	c.failures = checkInvariants(s.invariants, next, s.opts.KeepGoing)
+	for g := goals; g != 0; g &= g - 1 {
+		i := bits.TrailingZeros64(g)
+		if s.goals[i].Reached(next) {
+			c.goals |= 1 << i
+		}
+	}
+}
+
+// judge is worker me's phase after the insert phase when there are several
+// workers: it decodes its new candidates and checks their invariants and
+// goals, so that no time goes to the duplicates of the round.
+func (s *search[S, A]) judge(me int) {
+	w := s.workers[me]
+	goals := s.unreachedGoals()
+	start := int32(0)
+	for k := range w.candidates {
+		c := &w.candidates[k]
+		if c.isNew {
+			s.codec.decode(w.enc[start:c.encEnd], &w.state)
+			s.judgeCandidate(c, &w.state, goals)
+		}
+		start = c.encEnd
+	}
+}
+
+// unreachedGoals returns the goals not reached yet, as a bit mask.
+func (s *search[S, A]) unreachedGoals() uint64 {
+	var goals uint64
+	for i, r := range s.reached {
+		if !r {
+			goals |= 1 << i
+		}
+	}
+	return goals
 }
 
 // insert is worker me's part of the insert phase: it stores the candidates
