@@ -62,6 +62,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	var results []sweepResult
 	for _, key := range order {
 		parts := groups[key].parts
+		if engine := sweep.EngineHash()[:24]; parts[0].Header.Engine != engine {
+			fmt.Fprintf(stderr, "kvcheck merge: warning: %s's shards were checked by a kvcheck whose spec or engine differs from this one's (%s, not %s); the seed verdicts and closing fixes are this build's\n",
+				parts[0].Header.Scenario, parts[0].Header.Engine, engine)
+		}
 		rep, err := foldAndAnnotate(parts, nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
