@@ -58,7 +58,7 @@ func checkText(v Variant, text string, search Search, depth int, cache *Cache) (
 	if err != nil {
 		return Record{}, err
 	}
-	c := spec.SpaceConfig{Config: cfg}
+	c := spec.SpaceConfig{Config: cfg, Requests: len(cfg.Requests), Pages: spec.ConfigPages(&cfg), Ranks: int(cfg.Ranks)}
 	key := ""
 	if cache != nil {
 		key = cache.Key(v, search, spec.ConfigIdentity(&cfg))

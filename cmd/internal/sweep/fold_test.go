@@ -3,6 +3,8 @@ package sweep
 import (
 	"slices"
 	"testing"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 func TestParseShard(t *testing.T) {
@@ -71,5 +73,38 @@ func TestFoldCutoffAndMissingShard(t *testing.T) {
 	odd.Header.Space = "y"
 	if _, err := Fold([]Part{even, odd}); err == nil {
 		t.Fatal("shards of two spaces folded")
+	}
+}
+
+// TestCachedRecordTakesTheConfigurationsSize: a cached result (Annotate
+// stores its checks with no size) is reported with the size and text of
+// the configuration it is looked up for, so size classes and the smallest
+// counterexample do not depend on what filled the cache.
+func TestCachedRecordTakesTheConfigurationsSize(t *testing.T) {
+	sc, err := spec.LookupScenario("adp-dummy-leak")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := spec.NewConfigSpace(sc.Config, []string{"requests=1", "prompt_pages=1", "new_tokens=1", "target_blocks=3"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configs, _, err := cs.Enumerate()
+	if err != nil || len(configs) == 0 {
+		t.Fatal(err, len(configs))
+	}
+	cache, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, search := Variant{Scenario: sc}, Search{MaxStates: 1000}
+	cache.Store(v, cache.Key(v, search, configs[0].Key), Record{Result: ResultViolation, Invariant: "stored", Trace: []string{"arrive req=1"}})
+	var got Record
+	if cached := Run(v, configs[:1], Options{Search: search, Workers: 1, Cache: cache}, func(r Record) { got = r }); cached != 1 {
+		t.Fatalf("%d from the cache", cached)
+	}
+	c := configs[0]
+	if got.Invariant != "stored" || got.Requests != c.Requests || got.Pages != c.Pages || got.Ranks != c.Ranks || got.Config != c.Text() {
+		t.Fatalf("%+v, want the size %d/%d/%d and text of configuration 0", got, c.Requests, c.Pages, c.Ranks)
 	}
 }

@@ -139,7 +139,13 @@ func Run(v Variant, configs []spec.SpaceConfig, opts Options, emit func(Record))
 				if opts.Cache != nil {
 					key = opts.Cache.Key(v, opts.Search, configs[i].Key)
 					if r, ok := opts.Cache.Lookup(v, key); ok {
-						r.Index = i
+						// The size and text are the configuration's, not the
+						// result's: a record stored by Annotate has none.
+						c := &configs[i]
+						r.Index, r.Requests, r.Pages, r.Ranks = i, c.Requests, c.Pages, c.Ranks
+						if r.Result == ResultViolation {
+							r.Config = c.Text()
+						}
 						fromCache.Add(1)
 						record(r)
 						continue
