@@ -203,16 +203,17 @@ func ptr(s State) *State { return &s }
 func TestBatchLimitsCatchAnOverfullBatch(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
-		limits [2]uint8 // max_batch_size, max_num_tokens the real code enforces
+		batch  uint8  // max_batch_size the real code enforces
+		tokens uint32 // max_num_tokens the real code enforces
 		loosen func(c *Config)
 		want   string
 	}{
-		{"max_batch_size", [2]uint8{2, 36}, func(c *Config) { c.MaxBatchSize = 3 }, "3 requests and"},
-		{"max_num_tokens", [2]uint8{4, 8}, func(c *Config) { c.MaxNumTokens = 12 }, "12 tokens"},
+		{"max_batch_size", 2, 36, func(c *Config) { c.MaxBatchSize = 3 }, "3 requests and"},
+		{"max_num_tokens", 4, 8, func(c *Config) { c.MaxNumTokens = 12 }, "12 tokens"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := draftAdmission.Config
-			cfg.MaxBatchSize, cfg.MaxNumTokens = tt.limits[0], tt.limits[1]
+			cfg.MaxBatchSize, cfg.MaxNumTokens = tt.batch, tt.tokens
 			cfg.BlockReuse = false
 			cfg.TargetBlocks, cfg.DraftBlocks = 16, 16
 			strict, err := New(cfg, 0)

@@ -60,9 +60,7 @@ func (sc *Scenario) Spec(fixes Fixes) (*Spec, error) {
 }
 
 // builtinScenarios lists every built-in scenario in the order `kvcheck
-// check` runs them: the scenario files (scenariofiles.go), then any still
-// defined in Go (`kvcheck show-config NAME` prints one as a file).
-var builtinScenarios = scenarioFiles()
+var builtinScenarios = append(scenarioFiles(), coverageScenarios...)
 
 // Scenarios returns the built-in scenarios.
 func Scenarios() []*Scenario { return builtinScenarios }
