@@ -40,7 +40,7 @@ func (sp *Spec) bookkeepingInvariants() []model.Invariant[State] {
 		},
 		{
 			Name:  InvCursorAgreement,
-			Doc:   "a context request's cursors are 0 when its target cache is gone (rewind_context_after_cache_drop) and equal the target history otherwise (update_context_resources); a generating request's target history is max_beam_num_tokens - 1 (update_resources)",
+			Doc:   "a context request's cursors are 0 when its target cache is gone (rewind_context_after_cache_drop) and equal the target history once the cache was resumed and settled (_settle_context_cursor, update_context_resources); a generating request's target history is max_beam_num_tokens - 1 (update_resources)",
 			Check: sp.checkCursorAgreement,
 		},
 	}
@@ -75,6 +75,14 @@ func (sp *Spec) pendingIDs(s *State, r uint8) uint16 {
 		}
 	}
 	return ids
+}
+
+// allPendingIDs is pendingIDs of every configured rank.
+func (sp *Spec) allPendingIDs(s *State) (out [MaxRanks]uint16) {
+	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		out[r] = sp.pendingIDs(s, r)
+	}
+	return out
 }
 
 // batchUnderBudget reports whether rank r's batch is the one its scheduler
@@ -137,8 +145,9 @@ func (sp *Spec) checkRecordsCleared(s *State) *model.Failure {
 	if s.Crash.Happened {
 		return nil // the engine is down mid-iteration; no-crash-on-refusal reports it
 	}
+	pending := sp.allPendingIDs(s)
 	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
-		if c.AllocatedDraft == 0 || sp.pendingIDs(s, v.r)&(1<<id) != 0 {
+		if c.AllocatedDraft == 0 || pending[v.r]&(1<<id) != 0 {
 			return nil
 		}
 		return &model.Failure{Message: fmt.Sprintf("rank %d %s pool request %d: _allocated_draft_lens holds %d draft slots, but no batch awaiting update_resources holds the request",
@@ -150,9 +159,10 @@ func (sp *Spec) checkReservation(s *State) *model.Failure {
 	if s.Crash.Happened {
 		return nil // the engine is down mid-iteration; no-crash-on-refusal reports it
 	}
+	pending := sp.allPendingIDs(s)
 	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
 		r := v.request(id)
-		if id == dummyID || r.State != GenerationInProgress || sp.pendingIDs(s, v.r)&(1<<id) != 0 {
+		if id == dummyID || r.State != GenerationInProgress || pending[v.r]&(1<<id) != 0 {
 			return nil
 		}
 		slack := 0
@@ -187,6 +197,10 @@ func (sp *Spec) checkCursorAgreement(s *State) *model.Failure {
 					return &model.Failure{Message: fmt.Sprintf("rank %d request %d has no target cache but its cursors stand at %d (draft %d, reused %d)",
 						r, id, req.Position, req.DraftPosition, req.Reused)}
 				}
+			case req.State == ContextInit && c.Flags&flagNeverResumed != 0:
+				// Created by a reuse lookup whose resume was refused (kept,
+				// suspended, at v1.3.0rc25): _settle_context_cursor runs only
+				// once prepare_context_cache returns the resumed cache.
 			case req.State == ContextInit:
 				if c.History != req.Position {
 					return &model.Failure{Message: fmt.Sprintf("rank %d request %d: context cursor %d, target history %d",

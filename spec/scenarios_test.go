@@ -50,10 +50,10 @@ var scenarioPins = []struct {
 	{"adp-draft-dummy-slot", []Fix{FixDraftDummySlots}, 1497, 2557, true, "", 0, ""},
 	{"eviction-ladder", nil, 705, 847, true, "", 0, ""},
 	{"host-tier-eviction", nil, 485, 609, true, "", 0, ""},
-	{"paired-draft-reuse", nil, 1911, 2346, true, "", 0, ""},
+	{"paired-draft-reuse", nil, 1913, 2348, true, "", 0, ""},
 	{"overlap-two-ranks", nil, 61, 89, false, InvNoCrash, 10, "rank 0 draft pool request 2: _prepare_draft_resources raised RuntimeError: Draft KV cache generation resize failed for request 2: could not resize to 6 tokens"},
 	{"overlap-two-ranks", []Fix{FixDeferDraftMirror}, 24864, 54316, true, "", 0, ""},
-	{"adp-veto-generation", nil, 36820, 65898, true, "", 0, ""},
+	{"adp-veto-generation", nil, 14852, 26409, true, "", 0, ""},
 }
 
 func fixSet(fixes []Fix) Fixes { return FixSetOf(fixes...) }

@@ -19,7 +19,7 @@ func TestCheckCover(t *testing.T) {
 		"branch  can-queue-veto ",
 		"adp-dummy-leak",
 		"never reached (",
-		"branch early-finish-eos: no built-in scenario turns on EarlyFinish",
+		"raise resize-not-active: unreachable by construction",
 		"reproduce: go run ./cmd/kvcheck check --scenario adp-dummy-leak --fix free-unpaired-mirror --cover",
 	} {
 		if !strings.Contains(out, want) {
