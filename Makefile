@@ -83,7 +83,8 @@ bench-scale:
 # mutate: mutation testing of spec/ and model/ with their own unit tests
 # (github.com/go-gremlins/gremlins, fetched from the Go module proxy; not in
 # CI). For each package it prints the surviving (LIVED) and timed-out
-# mutants and the summary: test efficacy = killed / (killed + lived),
+# mutants and the summary (tests run uncached, -count=1, so the timeouts
+# gremlins derives from the coverage run are real): test efficacy = killed / (killed + lived),
 # mutator coverage = mutants some test reaches. KVCHECK_MUTATE=1 skips the
 # slow random-walk test (spec/robust_test.go). A full run takes hours on a
 # busy 2-core machine; narrow it while iterating:
@@ -105,5 +106,5 @@ mutate:
 			done; \
 		fi; \
 		echo "== mutation testing $$pkg $(MUTATE_FILES)"; \
-		KVCHECK_MUTATE=1 $(GREMLINS) unleash $(MUTATE_FLAGS) -S lt $$excludes $$pkg || exit 1; \
+		GOFLAGS=-count=1 KVCHECK_MUTATE=1 $(GREMLINS) unleash $(MUTATE_FLAGS) -S lt $$excludes $$pkg || exit 1; \
 	done
