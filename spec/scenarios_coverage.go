@@ -177,7 +177,7 @@ func eachRequest(sp *Spec, s *State, f func(v rankView, id uint8, r *Request) bo
 // GoalRecomputePausedGeneration is reached when a request that had
 // generated tokens was recompute-paused: back in CONTEXT_INIT with a
 // prompt longer than the one it arrived with.
-var GoalRecomputePausedGeneration = GoalDef{
+var GoalRecomputePausedGeneration = defineGoal(GoalDef{
 	Name: "recompute-paused-generation",
 	Doc:  "a generating request was recompute-paused and its generated tokens became its prompt",
 	Reached: func(sp *Spec, s *State) bool {
@@ -185,10 +185,10 @@ var GoalRecomputePausedGeneration = GoalDef{
 			return r.State == ContextInit && uint32(r.Prompt) > sp.Config.template(id).PromptLen
 		})
 	},
-}
+})
 
 // GoalEvictedToHost is reached when some cache has pages on the host tier.
-var GoalEvictedToHost = GoalDef{
+var GoalEvictedToHost = defineGoal(GoalDef{
 	Name: "evicted-to-host",
 	Doc:  "a suspended cache's pages were evicted to the host tier",
 	Reached: func(sp *Spec, s *State) bool {
@@ -196,11 +196,11 @@ var GoalEvictedToHost = GoalDef{
 			return v.cache(Target, id).Offloaded > 0 || v.cache(Draft, id).Offloaded > 0
 		})
 	},
-}
+})
 
 // GoalReusedPrefixThenChunks is reached when a request that reused a
 // prefix has prefilled a chunk past it and still has prompt left.
-var GoalReusedPrefixThenChunks = GoalDef{
+var GoalReusedPrefixThenChunks = defineGoal(GoalDef{
 	Name: "reused-prefix-then-chunks",
 	Doc:  "a request that reused a prefix prefilled more chunks after it",
 	Reached: func(sp *Spec, s *State) bool {
@@ -208,11 +208,11 @@ var GoalReusedPrefixThenChunks = GoalDef{
 			return r.State == ContextInit && r.Reused > 0 && r.Position > r.Reused && r.Position < r.Prompt
 		})
 	},
-}
+})
 
 // GoalSecondFamilyPublished is reached when two prompt families have
 // blocks in one pool's reuse tree at once.
-var GoalSecondFamilyPublished = GoalDef{
+var GoalSecondFamilyPublished = defineGoal(GoalDef{
 	Name: "two-families-published",
 	Doc:  "two prompt families have published blocks in one reuse tree",
 	Reached: func(sp *Spec, s *State) bool {
@@ -231,11 +231,11 @@ var GoalSecondFamilyPublished = GoalDef{
 		}
 		return false
 	},
-}
+})
 
 // GoalIndexMapperFull is reached when a pool's IndexMapper is full while
 // an active request has no cache in it.
-var GoalIndexMapperFull = GoalDef{
+var GoalIndexMapperFull = defineGoal(GoalDef{
 	Name: "index-mapper-full",
 	Doc:  "a pool's IndexMapper has no free slot while an active request has no cache there",
 	Reached: func(sp *Spec, s *State) bool {
@@ -248,11 +248,11 @@ var GoalIndexMapperFull = GoalDef{
 			return false
 		})
 	},
-}
+})
 
 // GoalOverlapLongGeneration is reached when a request of the overlap loop
 // has generated three tokens or more.
-var GoalOverlapLongGeneration = GoalDef{
+var GoalOverlapLongGeneration = defineGoal(GoalDef{
 	Name: "overlap-generates-three-tokens",
 	Doc:  "a request of the overlap loop generated at least three tokens",
 	Reached: func(sp *Spec, s *State) bool {
@@ -260,12 +260,12 @@ var GoalOverlapLongGeneration = GoalDef{
 			return int(r.NumTokens) >= int(sp.Config.template(id).PromptLen)+3
 		})
 	},
-}
+})
 
 // GoalVetoWithGrownGeneration is reached when the fleet vetoed the forward
 // of a rank whose batch holds a real generation request with grown
 // capacity (_allocated_draft_lens recorded), before _revert_gen_alloc.
-var GoalVetoWithGrownGeneration = GoalDef{
+var GoalVetoWithGrownGeneration = defineGoal(GoalDef{
 	Name: "veto-with-grown-generation",
 	Doc:  "the fleet vetoed a batch holding a generation request whose capacity the scheduler grew",
 	Reached: func(sp *Spec, s *State) bool {
@@ -283,11 +283,11 @@ var GoalVetoWithGrownGeneration = GoalDef{
 		}
 		return false
 	},
-}
+})
 
 // GoalDisaggGenerated is reached when a disaggregated-generation request
 // generated a token past the one the context server sent.
-var GoalDisaggGenerated = GoalDef{
+var GoalDisaggGenerated = defineGoal(GoalDef{
 	Name: "disaggregated-request-generates",
 	Doc:  "a disaggregated-generation request generated past its first token",
 	Reached: func(sp *Spec, s *State) bool {
@@ -296,4 +296,4 @@ var GoalDisaggGenerated = GoalDef{
 			return t.ReceivingKV && int(r.NumTokens) >= int(t.PromptLen)+2
 		})
 	},
-}
+})
