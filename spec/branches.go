@@ -135,7 +135,6 @@ var (
 // keyed "kind name", with the reason. TestEveryMechanismReachedOrExcused
 // keeps it exact: a mechanism reached again must leave this list.
 var coverageExceptions = map[string]string{
-	"branch adp-add-dummy-failed":              "the ADP scenarios' target pools always have room for the one-block dummy",
 	"branch context-chunk-rounds-to-zero":      "the scenarios' max_num_tokens leaves either nothing or a whole chunk unit",
 	"branch context-unchunked-over-budget":     "every built-in scenario runs chunked prefill",
 	"branch defer-drops-mirror":                "not yet reached: needs a deferred context request whose history passed its pre-resize capacity",

@@ -170,7 +170,7 @@ func TestIsTerminal(t *testing.T) {
 // entries or the attention-DP dummy.
 func TestForwardChoicesExploreTheEnvironment(t *testing.T) {
 	for _, tt := range []struct {
-		draft uint8
+		draft uint32
 		eos   bool
 		want  int
 	}{
