@@ -57,7 +57,7 @@ func checkText(v Variant, text string, search Search, depth int) (Record, error)
 		return Record{}, err
 	}
 	c := spec.SpaceConfig{Config: cfg}
-	return checkOne(v, &c, search, depth), nil
+	return checkOne(v, &c, search, depth, nil), nil
 }
 
 // verdictWords is a record's verdict in a few words.
