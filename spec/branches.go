@@ -151,7 +151,6 @@ var coverageExceptions = map[string]string{
 	"branch update-keeps-capacity":             "unreachable in the modeled loops: every loop terminates GENERATION_COMPLETE requests before update_resources, and a recompute-paused request's caches are freed in the pass that pauses it",
 	"branch adp-pad-no-kv-capacity":            "the ADP scenario's target pool always has room for the dummy's tokens",
 	"raise context-update-failed":              "unreachable by construction: _resize_context_history keeps the capacity, so the resize allocates nothing and never returns False; kept to mirror the real ValueError",
-	"raise draft-mirror-exhausted":             "needs an unpaired draft pool whose IndexMapper is smaller than the target's; no built-in scenario has one",
 	"raise generation-update-failed":           "only clamp-capacity can make update_resources grow a cache, and no scenario under that fix runs out of pages at the update",
 	"raise history-decreased":                  "no modeled path lowers a history in the built-in scenarios",
 	"raise mirror-missing":                     "needs an unpaired draft pool whose IndexMapper is smaller than the target's; no built-in scenario has one",

@@ -29,7 +29,7 @@ var defaultRanges = map[string][]string{
 	"adp-dummy-none": {
 		"target_blocks=3..12", "target_index_slots=1..4", "max_num_active_requests=2..3", "max_batch_size=1..2",
 	},
-	// Coverage scenarios (scenarios_coverage.go): the pressure that reaches
+	// Coverage scenarios (spec/scenarios/, goals in goals_coverage.go): the pressure that reaches
 	// their mechanisms, a little tighter and a little looser.
 	"eviction-ladder":     {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
 	"host-tier-eviction":  {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},

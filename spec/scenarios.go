@@ -60,7 +60,7 @@ func (sc *Scenario) Spec(fixes Fixes) (*Spec, error) {
 }
 
 // builtinScenarios lists every built-in scenario in the order `kvcheck
-var builtinScenarios = append(scenarioFiles(), coverageScenarios...)
+var builtinScenarios = scenarioFiles()
 
 // Scenarios returns the built-in scenarios.
 func Scenarios() []*Scenario { return builtinScenarios }
