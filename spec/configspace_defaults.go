@@ -28,6 +28,13 @@ var defaultRanges = map[string][]string{
 	"adp-dummy-none": {
 		"target_blocks=3..12", "target_index_slots=1..4", "max_num_active_requests=2..3", "max_batch_size=1..2",
 	},
+	// Coverage scenarios (spec/scenarios/, goals in goals_coverage.go): the pressure that reaches
+	// their mechanisms, a little tighter and a little looser.
+	"eviction-ladder":     {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
+	"host-tier-eviction":  {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
+	"paired-draft-reuse":  {"draft_blocks=5..8", "draft_index_slots=1..3", "max_batch_size=1..3"},
+	"overlap-two-ranks":   {"target_blocks=5..7", "draft_blocks=3..5", "max_batch_size=1..2"},
+	"adp-veto-generation": {"target_blocks=3..6", "max_num_active_requests=2..3"},
 	// seed 001: one or two requests of one to four pages, each stage's
 	// target pool from 4 to 10 pages, the batch size.
 	"pp-history-capacity": {

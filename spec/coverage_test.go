@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kvcheck/kvcheck/model"
@@ -14,11 +15,17 @@ var updateCoverage = flag.Bool("update-coverage", false, "rewrite testdata/cover
 
 const coverageGolden = "testdata/coverage.golden"
 
+// coverageByScenario caches scenarioCoverage: two tests read it.
+var coverageByScenario sync.Map
+
 // scenarioCoverage runs every variant of sc the way `kvcheck check` does
 // (its depth, every fix set) with a coverage sink and returns the names of
 // the mechanisms reached, as "kind name".
 func scenarioCoverage(t *testing.T, sc *Scenario) []string {
 	t.Helper()
+	if got, ok := coverageByScenario.Load(sc.Name); ok {
+		return got.([]string)
+	}
 	cov := NewCoverage()
 	for _, fixes := range sc.Variants() {
 		sp, err := sc.Spec(fixes)
@@ -34,6 +41,7 @@ func scenarioCoverage(t *testing.T, sc *Scenario) []string {
 			out = append(out, string(r.Kind)+" "+r.Name)
 		}
 	}
+	coverageByScenario.Store(sc.Name, out)
 	return out
 }
 

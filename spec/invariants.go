@@ -20,7 +20,7 @@ const (
 // Invariants returns the named safety properties of reference §7.5 that
 // are checked in every reached state.
 func (sp *Spec) Invariants() []model.Invariant[State] {
-	return []model.Invariant[State]{
+	invariants := []model.Invariant[State]{
 		{
 			Name:  InvNoCrash,
 			Doc:   "the engine never raises on a resource refusal: no exception escapes the executor loop (every rank is hard-killed when one does)",
@@ -62,6 +62,7 @@ func (sp *Spec) Invariants() []model.Invariant[State] {
 			Check: sp.checkRanksAgree,
 		},
 	}
+	return append(invariants, sp.bookkeepingInvariants()...)
 }
 
 // checkRanksAgree compares what each rank took from the last collective.

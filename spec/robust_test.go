@@ -2,6 +2,7 @@ package spec
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/kvcheck/kvcheck/model"
@@ -73,6 +74,9 @@ func randomConfig(rng *rand.Rand) (Config, bool) {
 // ranks agreeing), whatever the engine's bugs do: those show as raises and
 // leaks, never as a broken model.
 func TestRandomConfigurationsNeverPanic(t *testing.T) {
+	if os.Getenv("KVCHECK_MUTATE") != "" {
+		t.Skip("a minute of random walks per mutant: skipped by make mutate (KVCHECK_MUTATE)")
+	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	valid := 0
 	for i := 0; i < 4000 && valid < 600; i++ {

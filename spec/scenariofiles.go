@@ -28,6 +28,9 @@ var scenarioOrder = []string{
 	// Historical TensorRT-LLM bugs, each put back with its pre-fix switch
 	// (pre_fix) and checked against the fix that took it out.
 	"adp-veto-growth", "adp-dummy-none", "adp-draft-dummy-slot",
+	// Coverage scenarios: small configurations that reach the mechanisms
+	// the others leave alone (docs/soundness.md).
+	"eviction-ladder", "host-tier-eviction", "paired-draft-reuse", "overlap-two-ranks", "adp-veto-generation",
 }
 
 // scenarioFiles reads the scenario files in scenarioOrder. A file that

@@ -60,8 +60,6 @@ func (sc *Scenario) Spec(fixes Fixes) (*Spec, error) {
 }
 
 // builtinScenarios lists every built-in scenario in the order `kvcheck
-// check` runs them: the scenario files (scenariofiles.go), then any still
-// defined in Go (`kvcheck show-config NAME` prints one as a file).
 var builtinScenarios = scenarioFiles()
 
 // Scenarios returns the built-in scenarios.

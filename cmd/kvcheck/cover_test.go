@@ -19,7 +19,7 @@ func TestCheckCover(t *testing.T) {
 		"branch  can-queue-veto ",
 		"adp-dummy-leak",
 		"never reached (",
-		"branch early-finish-eos: no built-in scenario turns on EarlyFinish",
+		"raise resize-not-active: unreachable by construction",
 		"reproduce: go run ./cmd/kvcheck check --scenario adp-dummy-leak --fix free-unpaired-mirror --cover",
 	} {
 		if !strings.Contains(out, want) {
@@ -73,4 +73,22 @@ func TestFuzzCover(t *testing.T) {
 	if !strings.Contains(out, "coverage: ") || !strings.Contains(out, "branch  joint-admission-context") {
 		t.Fatalf("no coverage table:\n%s", out)
 	}
+}
+
+// TestSweepCover: sweep --cover counts what the configurations of the
+// neighbourhood exercised, bypassing the results cache.
+func TestSweepCover(t *testing.T) {
+	code, out, errOut := runKvcheck("sweep", "--scenario", "eviction-ladder", "--range", "target_blocks=4..5", "--workers", "1", "--cache", t.TempDir(), "--cover")
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr %s\n%s", code, errOut, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[0] == "branch" && f[1] == "recompute-pause-for-generation" {
+			if f[2] == "0" || f[3] != "eviction-ladder" {
+				t.Fatalf("the sweep's recompute pause is not counted: %q", line)
+			}
+			return
+		}
+	}
+	t.Fatalf("no coverage row for recompute-pause-for-generation:\n%s", out)
 }

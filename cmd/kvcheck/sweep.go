@@ -61,6 +61,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per variant")
 	flags.StringVar(&opts.out, "out", "", "write each variant's smallest counterexample as a transcript in this directory")
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
+	cover := flags.Bool("cover", false, "also print which spec mechanisms the checked configurations exercised, and those never reached (checks every configuration afresh: cached results carry no coverage)")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
 	}
@@ -89,8 +90,12 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 		return exitUsage
 	}
+	var coverage *coverage
+	if *cover {
+		coverage = newCoverage()
+	}
 	var cache *sweep.Cache
-	if !opts.noCache && opts.cacheDir != "" {
+	if !opts.noCache && opts.cacheDir != "" && coverage == nil {
 		if cache, err = sweep.OpenCache(opts.cacheDir); err != nil {
 			fmt.Fprintf(stderr, "kvcheck sweep: %v (--no-cache to run without)\n", err)
 			return exitUsage
@@ -136,7 +141,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		header := sp.header(sv, shard, run)
 		header.ConfigFile = v.path
 		part := sweep.Part{Header: header}
+		run.Cover = coverage.sink()
 		cached := sweep.Run(sv, sp.configs, run, func(r sweep.Record) { part.Records = append(part.Records, r) })
+		coverage.add(v.scenario.Name, run.Cover)
 		checkedNow += len(part.Records) - cached
 		reused += cached
 		part.Header.Stopped = !run.Deadline.IsZero() && time.Now().After(run.Deadline)
@@ -169,7 +176,11 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(info, "%d configurations checked in %.1fs\n", checkedNow, elapsed.Seconds())
 	}
-	return reportSweep(results, opts.json, opts.out, opts.rewrite, "kvcheck sweep", stdout, stderr)
+	status := reportSweep(results, opts.json, opts.out, opts.rewrite, "kvcheck sweep", stdout, stderr)
+	if coverage != nil {
+		coverage.print(stdout, opts.json, commandName()+" sweep "+strings.Join(args, " "))
+	}
+	return status
 }
 
 // sweepSpace is one scenario's enumerated space.

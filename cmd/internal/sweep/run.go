@@ -80,6 +80,9 @@ type Options struct {
 	Shard    Shard
 	// Cache supplies and keeps results (nil: none).
 	Cache *Cache
+	// Cover counts the spec mechanisms the checked configurations exercise
+	// (nil: none); results read from the cache add nothing to it.
+	Cover *spec.Coverage
 }
 
 // Run checks v on the configurations of configs that opts.Shard owns and
@@ -151,7 +154,7 @@ func Run(v Variant, configs []spec.SpaceConfig, opts Options, emit func(Record))
 						continue
 					}
 				}
-				r := checkOne(v, &configs[i], opts.Search, depth)
+				r := checkOne(v, &configs[i], opts.Search, depth, opts.Cover)
 				r.Index = i
 				if opts.Cache != nil {
 					opts.Cache.Store(v, key, r)
@@ -175,7 +178,7 @@ func classEnd(configs []spec.SpaceConfig, i int) int {
 }
 
 // checkOne runs the exhaustive search of v on one configuration.
-func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int) Record {
+func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int, cover *spec.Coverage) Record {
 	r := Record{Result: ResultOK, Requests: c.Requests, Pages: c.Pages, Ranks: c.Ranks}
 	sp, err := spec.New(c.Config, v.Fixes)
 	if err != nil {
@@ -183,6 +186,7 @@ func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int) Record {
 		panic(err)
 	}
 	sp.Scenario = v.Scenario
+	sp.Cover = cover
 	var checked model.Spec[spec.State, spec.Action] = sp
 	if len(search.Invariants) > 0 {
 		checked = model.OnlyInvariants(checked, search.Invariants)
