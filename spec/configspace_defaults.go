@@ -28,6 +28,12 @@ var defaultRanges = map[string][]string{
 	"adp-dummy-none": {
 		"target_blocks=3..12", "target_index_slots=1..4", "max_num_active_requests=2..3", "max_batch_size=1..2",
 	},
+	// PR #17379: the scenario's requests (they send their KV, which the
+	// request mix cannot draw yet), the pool, the pad cap and the batch
+	// size.
+	"adp-empty-batch-veto": {
+		"target_blocks=4..12", "max_num_active_requests=0..3", "max_batch_size=1..2",
+	},
 	// seed 001: one or two requests of one to four pages, each stage's
 	// target pool from 4 to 10 pages, the batch size.
 	"pp-history-capacity": {

@@ -27,7 +27,7 @@ var scenarioOrder = []string{
 	"pp-history-capacity", "pp-stage-divergence",
 	// Historical TensorRT-LLM bugs, each put back with its pre-fix switch
 	// (pre_fix) and checked against the fix that took it out.
-	"adp-veto-growth", "adp-dummy-none", "adp-draft-dummy-slot",
+	"adp-veto-growth", "adp-dummy-none", "adp-draft-dummy-slot", "adp-empty-batch-veto",
 }
 
 // scenarioFiles reads the scenario files in scenarioOrder. A file that

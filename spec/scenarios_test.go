@@ -48,6 +48,9 @@ var scenarioPins = []struct {
 	{"adp-dummy-none", []Fix{FixCheckDummyNone}, 1416, 2294, true, "", 0, ""},
 	{"adp-draft-dummy-slot", nil, 278, 407, false, InvNoCrash, 27, "rank 0 draft pool request 0: _prepare_draft_resources raised RuntimeError: Draft KV cache mirror exhausted its IndexMapper on generation request 0"},
 	{"adp-draft-dummy-slot", []Fix{FixDraftDummySlots}, 1497, 2557, true, "", 0, ""},
+	{"adp-empty-batch-veto", nil, 2924, 4710, true, model.LivelockInvariant, 39, "rank 0 schedules an empty batch though request 3 (context 0/8) waits (1 target pages free) and vetoes every forward; rank 0's sent KV of request 1 stays pinned (no forward runs, so no completion poll); rank 1's sent KV of request 2 stays pinned (no forward runs, so no completion poll); no request progresses and nothing raises"},
+	{"adp-empty-batch-veto", []Fix{FixPadEmptyADPBatch}, 3555, 5758, true, "", 0, ""},
+	{"adp-empty-batch-veto", []Fix{FixBlockingSendPoll}, 2346, 3835, true, "", 0, ""},
 }
 
 func fixSet(fixes []Fix) Fixes { return FixSetOf(fixes...) }
@@ -75,7 +78,7 @@ func TestScenarioPins(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1})
+			res := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1, Liveness: true})
 			if res.States != pin.states || res.Transitions != pin.transitions || res.Complete != pin.complete {
 				t.Errorf("states %d transitions %d complete %v; pinned %d %d %v",
 					res.States, res.Transitions, res.Complete, pin.states, pin.transitions, pin.complete)
@@ -97,6 +100,10 @@ func TestScenarioPins(t *testing.T) {
 			v := res.Violations[0]
 			if v.Invariant != pin.invariant || v.Message != pin.message || len(v.Trace) != pin.steps {
 				t.Fatalf("violation %s %q in %d steps; want %s %q in %d", v.Invariant, v.Message, len(v.Trace), pin.invariant, pin.message, pin.steps)
+			}
+			if v.Invariant == model.LivelockInvariant {
+				checkLivelockReplays(t, sp, v)
+				return
 			}
 			states, err := model.Replay[State, Action](sp, v.Trace)
 			if err != nil {
