@@ -42,6 +42,12 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# bench-liveness: the checker on every scenario variant with and without
+# the liveness analysis, side by side (docs/liveness.md; not in CI).
+.PHONY: bench-liveness
+bench-liveness:
+	$(GO) test ./spec/ -run '^$$' -bench '^BenchmarkLivenessCost$$' -benchtime 5x | awk '/ns\/op/ { n = $$1; sub(/-[0-9]+$$/, "", n); k = split(n, p, "/"); v = p[2] "/" p[3]; if (p[4] == "safety") s[v] = $$3; else printf "%-60s safety %10.2f ms  liveness %10.2f ms  x%.2f\n", v, s[v] / 1e6, $$3 / 1e6, $$3 / s[v] }'
+
 # fuzz-ci: bounded go test -fuzz runs of each fuzz target against the
 # variants the exhaustive checker finds fixed (FuzzVariants) and the pool
 # benchmark model (FuzzPoolBench), about 15 s each here, then the parallel

@@ -43,7 +43,9 @@ type page struct {
 
 // row is one step of the timeline.
 type row struct {
-	Number   int
+	Number int
+	// Loop, on a livelock cycle's last step, draws the way back.
+	Loop     string
 	Class    string
 	Comments []string
 	Cells    []cell
@@ -111,6 +113,11 @@ func explainPage(res *Result) page {
 			break
 		}
 	}
+	if marked < 0 && r.livelockAfter > 0 {
+		marked, p.Bad = r.livelockAfter-1, true
+		p.Verdict = fmt.Sprintf("No invariant breaks, but nothing progresses: from the state after step %d, steps %d-%d come back to it, forever, and no run from there finishes every request (a livelock)",
+			r.livelockAfter, r.livelockAfter+1, len(r.Steps))
+	}
 	if marked < 0 {
 		p.Verdict = fmt.Sprintf("%d steps, and every invariant holds after each", len(r.Steps))
 		for i, s := range r.Steps {
@@ -127,6 +134,12 @@ func explainPage(res *Result) page {
 			rw.Class = "marked"
 			if p.Bad {
 				rw.Class = "violating"
+			}
+		}
+		if s.InCycle {
+			rw.Class = "cycle"
+			if i+1 == len(r.Steps) || !r.Steps[i+1].InCycle {
+				rw.Loop = fmt.Sprintf("↺ back to after step %d", r.livelockAfter)
 			}
 		}
 		lane := 0
@@ -310,6 +323,9 @@ th.engine { width: 22%; }
 .key span { display: inline-block; width: 1em; height: .8em; vertical-align: middle; margin: 0 .3em 0 .8em; }
 tr.violating td { background: #fde2e1; }
 tr.marked td { background: #fff5cc; }
+tr.cycle td { background: #fdeeee; }
+tr.cycle td.n { border-left: 4px solid #d33; }
+td.loop { color: #d33; font-weight: bold; white-space: nowrap; }
 .action { font-family: ui-monospace, monospace; font-weight: 600; }
 ul { margin: .2em 0 0; padding-left: 1.1em; }
 li { font-family: ui-monospace, monospace; font-size: .85em; }
@@ -335,7 +351,7 @@ ul.legend li { font-family: system-ui, sans-serif; font-size: .9em; }
 <thead><tr><th class="n">step</th>{{range $i, $l := .Lanes}}<th{{if eq $i 0}} class="engine"{{end}}>{{$l}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}{{if .Comments}}<tr class="{{.Class}}"><td class="n"></td><td colspan="{{len .Cells}}" class="comment">{{range .Comments}}{{.}} {{end}}</td></tr>
-{{end}}<tr class="{{.Class}}"><td class="n">{{.Number}}</td>{{range .Cells}}<td>{{if .Action}}<div class="action">{{.Action}}</div>{{end}}{{if or .Changes .Bad}}<ul>{{range .Changes}}<li>{{.}}</li>{{end}}{{range .Bad}}<li class="bad">{{.}}</li>{{end}}</ul>{{end}}</td>{{end}}</tr>
+{{end}}<tr class="{{.Class}}"><td class="n">{{.Number}}</td>{{range .Cells}}<td>{{if .Action}}<div class="action">{{.Action}}</div>{{end}}{{if or .Changes .Bad}}<ul>{{range .Changes}}<li>{{.}}</li>{{end}}{{range .Bad}}<li class="bad">{{.}}</li>{{end}}</ul>{{end}}</td>{{end}}{{if .Loop}}<td class="loop">{{.Loop}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table>
 {{if .Story}}<h2 class="section">What happens</h2>{{range .Story}}<p class="story">{{.}}</p>{{end}}{{end}}

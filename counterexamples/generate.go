@@ -30,6 +30,7 @@ type Found struct {
 type FoundViolation struct {
 	Invariant, Message string
 	Trace              []spec.Action
+	Cycle              []spec.Action // a livelock's cycle, after Trace
 }
 
 // File is one transcript to write.
@@ -94,6 +95,7 @@ func violationFiles(f *Found, notes []FixNote) ([]File, error) {
 		data, err := Write(Counterexample{
 			Spec:      sp,
 			Trace:     viol.Trace,
+			Cycle:     viol.Cycle,
 			Invariant: viol.Invariant,
 			Message:   viol.Message,
 			FoundBy:   f.Command,
@@ -216,7 +218,7 @@ func Check(variants []Variant, opts model.Options, command string) ([]Found, err
 		f := Found{Scenario: v.Scenario, Fixes: v.Fixes, States: res.States, Depth: res.Depth, Complete: res.Complete,
 			Command: checkCommand(command, v)}
 		for _, viol := range res.Violations {
-			f.Violations = append(f.Violations, FoundViolation{viol.Invariant, viol.Message, viol.Trace})
+			f.Violations = append(f.Violations, FoundViolation{viol.Invariant, viol.Message, viol.Trace, viol.Cycle})
 		}
 		for _, g := range res.Goals {
 			if !g.Reached {

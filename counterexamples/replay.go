@@ -45,6 +45,8 @@ type Step struct {
 	// the Marker.
 	Comments []string
 	Marked   bool
+	// InCycle says the step is one of a livelock's cycle (cycle.go).
+	InCycle bool
 	// notEnabled is the output of a step that was not enabled.
 	notEnabled string
 }
@@ -62,6 +64,9 @@ type Replayer struct {
 	Scenario *spec.Scenario
 	State    spec.State
 	Steps    []Step
+	// livelockAfter is the step after which a cycle directive showed a
+	// livelock (cycle.go); 0 if none did.
+	livelockAfter int
 }
 
 // Exec runs one directive and returns its output, or an *InputError when
@@ -120,6 +125,8 @@ func (r *Replayer) Exec(d *Directive) (string, error) {
 	switch d.Cmd {
 	case DirConfig:
 		return r.execConfig(d)
+	case DirCycle:
+		return r.execCycle(d)
 	case DirState, DirInvariants:
 		if err := r.noArgsNoInput(d); err != nil {
 			return "", err
@@ -384,10 +391,16 @@ type Result struct {
 	// Outputs are the actual outputs, one per directive.
 	Outputs  []string
 	Replayer *Replayer
+	// LostVerdict says why the transcript no longer shows what its banner
+	// claims (cut before its `[*]` step, a livelock's cycle gone), or "".
+	LostVerdict string
 }
 
-// Matches reports whether every expected output matched.
-func (res *Result) Matches() bool { return string(res.Expected) == string(res.Actual) }
+// Matches reports whether every expected output matched and the
+// transcript still shows what its banner claims.
+func (res *Result) Matches() bool {
+	return string(res.Expected) == string(res.Actual) && res.LostVerdict == ""
+}
 
 // Diff is a unified diff from the file as written (---) to the file with
 // the actual outputs (+++), "" when they match.
@@ -402,6 +415,9 @@ func (res *Result) Diff() string {
 		ToFile:   res.File + " (actual)",
 		Context:  3,
 	})
+	if res.LostVerdict != "" {
+		diff = res.File + ": " + res.LostVerdict + "\n" + diff
+	}
 	return diff
 }
 
@@ -432,7 +448,8 @@ func Replay(file string, data []byte) (*Result, error) {
 	if len(expected) > 0 && expected[len(expected)-1] != '\n' {
 		expected = append(expected, '\n')
 	}
-	return &Result{File: file, Transcript: t, Expected: expected, Actual: t.Rewrite(outputs), Outputs: outputs, Replayer: r}, nil
+	return &Result{File: file, Transcript: t, Expected: expected, Actual: t.Rewrite(outputs), Outputs: outputs, Replayer: r,
+		LostVerdict: lostVerdict(t, r)}, nil
 }
 
 // ReplayFile reads and replays the transcript at path.

@@ -36,6 +36,9 @@ type Counterexample struct {
 	ReplayCrash     spec.Crash
 	// Adapted lists the actions a fix transcript had to adapt (Adapt).
 	Adapted []Adaptation
+	// Cycle is, for a livelock, the actions that lead from the state
+	// Trace ends in back to it; written as a cycle directive (cycle.go).
+	Cycle []spec.Action
 }
 
 // FixNote is one fix set and what its check found against the real
@@ -204,7 +207,7 @@ func markedStep(ce Counterexample, steps []Step) int {
 		}
 	}
 	if ce.Invariant != "" && len(steps) > 0 {
-		return len(steps) - 1
+		return min(len(steps), len(ce.Trace)) - 1 // a livelock's: the stem's last, before the cycle
 	}
 	if ce.ReplayStep > 0 && ce.ReplayStep <= len(steps) {
 		return ce.ReplayStep - 1
@@ -281,6 +284,7 @@ func skeleton(ce Counterexample, groups [][]int, marked int) string {
 	if ce.ReplayOf != "" {
 		b.WriteString(DirInvariants + "\n----\n")
 	}
+	writeCycle(&b, ce.Cycle, len(ce.Trace))
 	return strings.TrimSuffix(b.String(), "\n")
 }
 

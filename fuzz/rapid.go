@@ -25,8 +25,10 @@ import (
 func RapidStateMachine[S, A any](sp model.Spec[S, A], onFailure func(*Violation[A])) func(*rapid.T) {
 	classes := newClassifier[A](sp, sp.ActionString)
 	invariants := sp.Invariants()
+	progress, _ := sp.(model.Progressor[S, A])
 	return func(t *rapid.T) {
 		s := sp.Initial()
+		var watch cycleWatch // livelocks, as in walks (livelock.go)
 		var trace, enabled, ofClass []A
 		var enabledClasses []int
 		step := func(t *rapid.T) {
@@ -50,7 +52,9 @@ func RapidStateMachine[S, A any](sp model.Spec[S, A], onFailure func(*Violation[
 			}
 			a := ofClass[rapid.IntRange(0, len(ofClass)-1).Draw(t, "choice")]
 			t.Log(sp.ActionString(a))
-			s = sp.Next(&s, a)
+			next := sp.Next(&s, a)
+			watchStep(&watch, progress, &s, a, &next)
+			s = next
 			trace = append(trace, a)
 		}
 		check := func(t *rapid.T) {
@@ -58,6 +62,9 @@ func RapidStateMachine[S, A any](sp model.Spec[S, A], onFailure func(*Violation[
 			if v == nil && deadlocked(sp, &s) {
 				v = &Violation[A]{Key: Key{Invariant: model.DeadlockInvariant},
 					Message: "no action is enabled and the state is not terminal", Trace: append([]A(nil), trace...)}
+			}
+			if fp := sp.Fingerprint(&s); v == nil && watch.returned(fp, progress != nil) {
+				v = confirmLivelockAt(&watch, sp, s, fp, trace)
 			}
 			if v != nil {
 				if onFailure != nil {

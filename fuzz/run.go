@@ -72,6 +72,11 @@ type Options struct {
 	// Progress, when set, is called after each round with the counts so
 	// far, from the goroutine that called Run.
 	Progress func(Progress)
+	// IgnoreLivelocks stops walks from reporting livelocks. By default a
+	// walk that returns to a state without progress since is a candidate,
+	// confirmed by a bounded exhaustive search from that state (see
+	// livelock.go); ModeBare, which records no states, never looks.
+	IgnoreLivelocks bool
 }
 
 // Progress is how far a run has gone.
@@ -112,8 +117,11 @@ type Violation[A any] struct {
 	Key
 	Message string
 	Trace   []A
-	Worker  int // the worker whose walk found it
-	Walk    int // that worker's walk number, from 1
+	// Cycle is, for a livelock, the actions that lead from the state Trace
+	// ends in back to it.
+	Cycle  []A
+	Worker int // the worker whose walk found it
+	Walk   int // that worker's walk number, from 1
 }
 
 // Result summarises a Run.
@@ -215,6 +223,7 @@ func newRun[S, A any, P model.Spec[S, A]](sp P, opts *Options) *run[S, A, P] {
 	initialFP := sp.Fingerprint(&initial)
 	r.global.Insert(initialFP, link[A]{})
 	terminator, _ := any(sp).(model.Terminator[S])
+	progress, _ := any(sp).(model.Progressor[S, A])
 	corpusLimit := max(1024, opts.CorpusBytes/opts.Workers/int(unsafe.Sizeof(corpusEntry[S]{})))
 	for i := range opts.Workers {
 		w := &worker[S, A, P]{
@@ -226,6 +235,7 @@ func newRun[S, A any, P model.Spec[S, A]](sp P, opts *Options) *run[S, A, P] {
 			goals:      r.goals,
 			reached:    make([]bool, len(r.goals)),
 			terminator: terminator,
+			progress:   progress,
 			classes:    newClassifier[A](sp, sp.ActionString),
 			global:     r.global,
 			local:      r.global,

@@ -67,7 +67,7 @@ func TestRunFindsEachCrash(t *testing.T) {
 			if v.shortest(res.Violation.Key) == nil {
 				t.Errorf("%s swarm %v: found %s, which the checker does not report", v.name(), swarm, res.Violation.Key)
 			}
-			replayed, err := FirstViolation(v.sp, res.Violation.Trace)
+			replayed, err := replayViolation(v.sp, res.Violation.Trace, res.Violation.Key)
 			if err != nil || replayed == nil || replayed.Key != res.Violation.Key || replayed.Message != res.Violation.Message {
 				t.Errorf("%s swarm %v: the trace replays to %+v, %v; want %s", v.name(), swarm, replayed, err, res.Violation.Message)
 			}

@@ -22,6 +22,8 @@ type Shrunk[S, A any] struct {
 	Message string
 	// Trace is on the spec as given: the shortest Shrink found.
 	Trace []A
+	// Cycle is, for a livelock, the cycle that follows Trace.
+	Cycle []A
 	// Optimal says a bounded exhaustive search proved that no shorter trace
 	// on the spec as given shows the same violation.
 	Optimal bool
@@ -61,6 +63,9 @@ type Reduced[S, A any] struct {
 func Shrink[S, A any](sp model.Spec[S, A], trace []A, key Key, opts ShrinkOptions[S, A]) (Shrunk[S, A], error) {
 	if opts.MaxSearchStates <= 0 {
 		opts.MaxSearchStates = 1 << 20
+	}
+	if key.Invariant == model.LivelockInvariant {
+		return shrinkLivelock(sp, trace, opts)
 	}
 	v, err := FirstViolation(sp, trace)
 	switch {

@@ -39,7 +39,7 @@ func TestShrinkMatchesExhaustive(t *testing.T) {
 			t.Errorf("%s: %d steps shrank to %d (optimal %v); the checker's shortest has %d:%s",
 				v.name(), len(found.Trace), len(shrunk.Trace), shrunk.Optimal, len(want), lines(shrunk.Trace))
 		}
-		if again, err := FirstViolation(v.sp, shrunk.Trace); err != nil || again == nil || again.Key != found.Key || again.Message != shrunk.Message {
+		if again, err := replayViolation(v.sp, shrunk.Trace, found.Key); err != nil || again == nil || again.Key != found.Key || again.Message != shrunk.Message {
 			t.Errorf("%s: the shrunk trace replays to %+v, %v", v.name(), again, err)
 		}
 		red := shrunk.Reduced

@@ -60,7 +60,7 @@ func variants(tb testing.TB) []*variant {
 					variantsErr = err
 					return
 				}
-				res := model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: sc.Depth, MaxStates: checkStates, KeepGoing: true, Workers: 2})
+				res := model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: sc.Depth, MaxStates: checkStates, KeepGoing: true, Liveness: true, Workers: 2})
 				allVariants = append(allVariants, &variant{scenario: sc, fixes: fixes, sp: sp, check: res})
 			}
 		}
@@ -110,4 +110,14 @@ func lines(trace []spec.Action) string {
 		fmt.Fprintf(&b, "\n  %4d  %s", i+1, a)
 	}
 	return b.String()
+}
+
+// replayViolation replays trace and returns the violation it shows for key:
+// the first invariant failure, or for a livelock the one a bounded search
+// from its end confirms.
+func replayViolation(sp *spec.Spec, trace []spec.Action, key Key) (*Violation[spec.Action], error) {
+	if key.Invariant == model.LivelockInvariant {
+		return ConfirmLivelock[spec.State, spec.Action](sp, trace)
+	}
+	return FirstViolation(sp, trace)
 }

@@ -19,6 +19,8 @@ type worker[S, A any, P model.Spec[S, A]] struct {
 	goals      []model.Goal[S]
 	reached    []bool
 	terminator model.Terminator[S]
+	progress   model.Progressor[S, A] // nil when the spec does not say
+	watch      cycleWatch             // unless Options.IgnoreLivelocks
 	classes    *classifier[A]
 
 	// global holds the states found before this round (read-only while the
@@ -70,6 +72,7 @@ func (w *worker[S, A, P]) walk() {
 	w.plan()
 	w.start()
 	w.trace = w.trace[:0]
+	w.watch.reset()
 	stale := 0
 	for len(w.trace) < w.opts.MaxWalkSteps {
 		w.actions = w.sp.Actions(&w.state, w.actions[:0])
@@ -86,7 +89,11 @@ func (w *worker[S, A, P]) walk() {
 			i = w.rng.below(len(w.actions))
 		}
 		a := w.actions[i]
-		w.state = w.sp.Next(&w.state, a)
+		next := w.sp.Next(&w.state, a)
+		if !w.opts.IgnoreLivelocks {
+			watchStep(&w.watch, w.progress, &w.state, a, &next)
+		}
+		w.state = next
 		w.trace = append(w.trace, a)
 		w.steps++
 		w.roundSteps++
@@ -99,6 +106,9 @@ func (w *worker[S, A, P]) walk() {
 		fp := w.sp.Fingerprint(&w.state)
 		fresh := w.record(fp, link[A]{parent: w.fp, action: a})
 		w.fp = fp
+		if !w.opts.IgnoreLivelocks && w.watch.returned(fp, w.progress != nil) && w.confirmLivelock() {
+			break
+		}
 		if fresh {
 			stale = 0
 			w.discovered(fp)

@@ -20,23 +20,31 @@ type Options struct {
 	// sequentially. The Result does not depend on it (except Elapsed).
 	Workers int
 	// KeepGoing collects one shortest violation per (invariant, Failure.Group)
-	// instead of stopping at the first violation.
+	// instead of stopping at the first violation. A violating state is then
+	// expanded like any other, so a violation that does not end the run (a
+	// leak, a disagreement) hides nothing beyond it; an end state (a crash:
+	// no enabled action) has no successors anyway.
 	KeepGoing bool
 	// Liveness adds livelock detection. When the search is complete (see
-	// Result.Complete), Check finds the reachable states from which no good
-	// end state is reachable, and if there are any it reports one
-	// LivelockInvariant violation, at a shallowest such state. A good end
-	// state has no enabled action, is terminal (see Terminator) and violates
-	// no invariant. States that violate an invariant or deadlock (reported
-	// only with KeepGoing, as the search is incomplete otherwise) have no
-	// successors and are not good, so they and the states that can only
-	// lead to them count too. Without a Terminator there is no good end
-	// state, so every state counts and the initial state is reported.
+	// Result.Complete), Check finds the doomed states: the reachable states
+	// from which no good end state is reachable. A good end state has no
+	// enabled action, is terminal (see Terminator) and violates no
+	// invariant. Three verdicts are kept apart: a deadlock is a state with
+	// no enabled action that is not terminal; a doomed state whose every
+	// run ends at a violation (or a deadlock) is reported as those, not as
+	// a livelock; a livelock is a cycle among doomed states, a run that
+	// goes on forever and never finishes. Check reports one livelock
+	// violation as a lasso: Trace is the stem (a shortest path to the
+	// first-discovered doomed state from which a cycle is reachable, then
+	// on to the cycle), Cycle the cycle, chosen to show the story (see
+	// Progressor). Without a Terminator there is no good end state, so every
+	// cycle is a livelock.
 	//
 	// The search then also records its transitions (4 bytes each,
-	// self-loops left out); the analysis adds 4 bytes per transition and
-	// 4 per state. (The states' discovery numbers, which the analysis
-	// uses, are stored with them in any case, at no extra cost.)
+	// self-loops left out, with a bit per state for them); the analysis
+	// adds 4 bytes per transition and 16 per state. (The states' discovery
+	// numbers, which the analysis uses, are stored with them in any case,
+	// at no extra cost.)
 	Liveness bool
 	// MaxMemory bounds, in bytes, the memory the search holds: past it the
 	// frontier moves to a temporary file (in SpillDir) in sequential
@@ -68,6 +76,15 @@ type Violation[A any] struct {
 	Group     string
 	Trace     []A // shortest action sequence from Initial to the violating state
 	Depth     int // len(Trace)
+	// Cycle is, for a LivelockInvariant violation, the actions that lead
+	// from the state Trace ends in back to that state; nil otherwise.
+	Cycle []A
+	// DoomedAt is, for a livelock, the number of steps of Trace after which
+	// no run can finish any more (Trace may go on from there to the cycle).
+	DoomedAt int
+	// Refused is, for a livelock, the index in Cycle of the first step that
+	// refuses work (see Progressor), or -1.
+	Refused int
 }
 
 // GoalResult says whether the search reached a state satisfying a goal.
@@ -132,8 +149,8 @@ type Usage struct {
 
 // Check explores the states of spec reachable from Initial breadth-first,
 // checks every invariant in every newly discovered state and evaluates the
-// goals on it. A state that violates an invariant is recorded and not
-// expanded. A state with no enabled action that the spec does not declare
+// goals on it. A state that violates an invariant is recorded and, unless
+// opts.KeepGoing, not expanded. A state with no enabled action that the spec does not declare
 // terminal (see Terminator) is a DeadlockInvariant violation. Because the
 // search is breadth-first, the trace of each violation is a shortest one.
 // With opts.Liveness, a complete search is followed by livelock detection

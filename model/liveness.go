@@ -1,13 +1,14 @@
 package model
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
-// LivelockInvariant is the Violation.Invariant of a reachable state from
-// which no good end state is reachable (see Options.Liveness).
+// LivelockInvariant is the Violation.Invariant of a livelock: a reachable
+// cycle of states from which no good end state is reachable (see
+// Options.Liveness).
 const LivelockInvariant = "livelock"
-
-// livelockMessage is the Violation.Message of a livelock.
-const livelockMessage = "no path from this state reaches a terminal state: the run can only cycle (livelock) or stop short"
 
 // pending marks, in worker.succ, a successor whose index merge has yet to
 // assign. No state gets this index: liveness is not checked beyond
@@ -54,9 +55,35 @@ type liveness struct {
 	// good lists the good end states: expanded (so no invariant fails),
 	// no enabled action, terminal.
 	good []uint32
+	// selfLoop and violating are bitsets over state indices: the states
+	// with a transition to themselves (a cycle of one step, left out of
+	// dst), and the states that violate an invariant (expanded under
+	// KeepGoing, never good).
+	selfLoop, violating bitset
 	// overflow is set when the graph outgrew uint32 offsets; dst is then
 	// dropped and liveness is not checked.
 	overflow bool
+}
+
+// bitset is a growable set of state indices.
+type bitset []uint64
+
+func (b *bitset) set(i uint32) {
+	for int(i/64) >= len(*b) {
+		*b = append(*b, 0)
+	}
+	(*b)[i/64] |= 1 << (i % 64)
+}
+
+func (b bitset) has(i uint32) bool {
+	return int(i/64) < len(b) && b[i/64]&(1<<(i%64)) != 0
+}
+
+// markViolating records that state u violates an invariant.
+func (l *liveness) markViolating(u uint32) {
+	if !l.overflow {
+		l.violating.set(u)
+	}
 }
 
 // add records the successors succ of the expanded state u, in action order,
@@ -72,11 +99,14 @@ func (l *liveness) add(u uint32, succ []uint32, good bool) {
 	for l.start.n <= int(u) {
 		l.start.append(uint32(l.dst.n))
 	}
-	if good {
+	if good && !l.violating.has(u) {
 		l.good = append(l.good, u)
 	}
 	prev := u
 	for _, v := range succ {
+		if v == u {
+			l.selfLoop.set(u)
+		}
 		if v != prev {
 			l.dst.append(v)
 			prev = v
@@ -90,23 +120,30 @@ func (s *search[S, A]) checkLiveness() bool {
 	return s.live != nil && s.complete() && !s.live.overflow && s.count < pending
 }
 
-// livelock finds the doomed states of a complete search: the states from
-// which no good end state is reachable. If there are any, it returns a
-// livelock violation with the shortest trace to the first-discovered doomed
-// state. Discovery is breadth-first, so that state is one of the shallowest
-// doomed states, and the states before it on the trace are not doomed.
-//
-// It builds the reverse graph (4 bytes per recorded transition and per
-// state, next to the forward graph until it is built), marks the states
-// that reach a good end state by a backward search from them, and takes
-// the first unmarked one.
-func (s *search[S, A]) livelock() (Violation[A], bool) {
+// graph is the recorded transition graph in both directions, over the
+// states' discovery numbers.
+type graph struct {
+	n      int
+	start  uint32s // forward: successors of u are dst[start(u):start(u+1)]
+	dst    uint32s
+	rstart []uint32 // reverse: predecessors of v are pred[rstart[v]:rstart[v+1]]
+	pred   []uint32
+}
+
+func (g *graph) succ(u uint32, f func(v uint32)) {
+	for i, end := int(g.start.at(int(u))), int(g.start.at(int(u)+1)); i < end; i++ {
+		f(g.dst.at(i))
+	}
+}
+
+// graph closes the recorded forward graph and builds the reverse one (4
+// bytes per recorded transition and per state).
+func (s *search[S, A]) graph() *graph {
 	l := s.live
 	n := s.count
 	for l.start.n <= n {
 		l.start.append(uint32(l.dst.n))
 	}
-
 	// Reverse CSR: count the predecessors of each state into rstart[v],
 	// accumulate so that rstart[v] is where v's predecessors end, then
 	// place each predecessor just before that end, moving it back to where
@@ -124,53 +161,137 @@ func (s *search[S, A]) livelock() (Violation[A], bool) {
 	}
 	rstart[n] = sum
 	pred := make([]uint32, l.dst.n)
+	g := &graph{n: n, start: l.start, dst: l.dst, rstart: rstart, pred: pred}
 	for u := range n {
-		for i, end := int(l.start.at(u)), int(l.start.at(u+1)); i < end; i++ {
-			v := l.dst.at(i)
+		g.succ(uint32(u), func(v uint32) {
 			rstart[v]--
 			pred[rstart[v]] = uint32(u)
-		}
+		})
 	}
 	l.start, l.dst = uint32s{}, uint32s{}
+	return g
+}
 
-	// Backward search from the good end states (each state is expanded
-	// once, so l.good has no repeats).
-	coreach := make([]uint64, (n+63)/64)
-	for _, v := range l.good {
-		coreach[v/64] |= 1 << (v % 64)
+// backward marks in set every state that reaches one of seeds through
+// states for which within is true (seeds included), and returns set.
+func (g *graph) backward(seeds []uint32, set bitset, within func(u uint32) bool) bitset {
+	stack := append([]uint32(nil), seeds...)
+	for _, v := range seeds {
+		set.set(v)
 	}
-	stack := l.good
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, u := range pred[rstart[v]:rstart[v+1]] {
-			if coreach[u/64]&(1<<(u%64)) == 0 {
-				coreach[u/64] |= 1 << (u % 64)
+		for _, u := range g.pred[g.rstart[v]:g.rstart[v+1]] {
+			if !set.has(u) && within(u) {
+				set.set(u)
 				stack = append(stack, u)
 			}
 		}
 	}
-	l.good = nil
+	return set
+}
 
-	for w, bits := range coreach {
-		if bits == math.MaxUint64 {
+// livelock analyses a complete search. A state is doomed when no good end
+// state is reachable from it (a backward search from the good end states
+// marks the others). Doomed states whose every run stops at a violation or
+// a deadlock are reported as those (under KeepGoing); a livelock is a
+// cycle among doomed states: a run that goes on forever and can never
+// finish. If there is one, livelock returns it as a lasso (see lasso): the
+// stem reaches the first-discovered doomed state from which such a cycle
+// is reachable (breadth-first discovery, so a shallowest one), then the
+// cycle.
+func (s *search[S, A]) livelock() (Violation[A], bool) {
+	l := s.live
+	g := s.graph()
+	n := g.n
+	coreach := g.backward(l.good, make(bitset, (n+63)/64), func(uint32) bool { return true })
+	l.good = nil
+	doomed := func(u uint32) bool { return !coreach.has(u) }
+
+	// The doomed states on a cycle: in a strongly connected component of
+	// the doomed subgraph with two states or more, or with a self-loop.
+	cyclic := g.cyclicStates(doomed, l.selfLoop)
+	if len(cyclic) == 0 {
+		return Violation[A]{}, false
+	}
+	// The doomed states from which a cycle is reachable; the first of them
+	// ends the stem.
+	trapped := g.backward(cyclic, make(bitset, (n+63)/64), doomed)
+	first := uint32(0)
+	for !trapped.has(first) {
+		first++
+	}
+	return s.lasso(first, trapped)
+}
+
+// cyclicStates returns the states for which within holds that lie on a
+// cycle of such states, in increasing order: Tarjan's algorithm, iterative,
+// on the subgraph within induces (4 × 3 bytes per state).
+func (g *graph) cyclicStates(within func(u uint32) bool, selfLoop bitset) []uint32 {
+	const unvisited = math.MaxUint32
+	index := make([]uint32, g.n)
+	low := make([]uint32, g.n)
+	for i := range index {
+		index[i] = unvisited
+	}
+	onStack := make(bitset, (g.n+63)/64)
+	var stack, cyclic []uint32
+	type frame struct{ u, next uint32 }
+	var calls []frame
+	counter := uint32(0)
+	for root := range uint32(g.n) {
+		if index[root] != unvisited || !within(root) {
 			continue
 		}
-		for b := range 64 {
-			u := w*64 + b
-			if u >= n {
-				return Violation[A]{}, false
+		calls = append(calls, frame{root, g.start.at(int(root))})
+		index[root], low[root] = counter, counter
+		counter++
+		stack = append(stack, root)
+		onStack.set(root)
+		for len(calls) > 0 {
+			f := &calls[len(calls)-1]
+			u := f.u
+			if end := g.start.at(int(u) + 1); f.next < end {
+				v := g.dst.at(int(f.next))
+				f.next++
+				if !within(v) {
+					continue
+				}
+				if index[v] == unvisited {
+					index[v], low[v] = counter, counter
+					counter++
+					stack = append(stack, v)
+					onStack.set(v)
+					calls = append(calls, frame{v, g.start.at(int(v))})
+				} else if onStack.has(v) {
+					low[u] = min(low[u], index[v])
+				}
+				continue
 			}
-			if bits&(1<<b) == 0 {
-				trace := s.traceTo(uint32(u))
-				return Violation[A]{
-					Invariant: LivelockInvariant,
-					Message:   livelockMessage,
-					Trace:     trace,
-					Depth:     len(trace),
-				}, true
+			calls = calls[:len(calls)-1]
+			if len(calls) > 0 {
+				p := calls[len(calls)-1].u
+				low[p] = min(low[p], low[u])
 			}
+			if low[u] != index[u] {
+				continue
+			}
+			// u roots a component: pop it.
+			k := len(stack) - 1
+			for stack[k] != u {
+				k--
+			}
+			component := stack[k:]
+			if len(component) > 1 || selfLoop.has(u) {
+				cyclic = append(cyclic, component...)
+			}
+			for _, w := range component {
+				onStack[w/64] &^= 1 << (w % 64)
+			}
+			stack = stack[:k]
 		}
 	}
-	return Violation[A]{}, false
+	slices.Sort(cyclic)
+	return cyclic
 }

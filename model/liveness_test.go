@@ -18,14 +18,19 @@ type endGraph struct {
 
 func (g endGraph) IsTerminal(s *int) bool { return g.ends[*s] }
 
-// violationStrings renders violations as invariant@depth:trace.
+// violationStrings renders violations as invariant@depth:trace, and a
+// livelock's cycle after " ~ ".
 func violationStrings[S, A any](spec model.Spec[S, A], vs []model.Violation[A]) []string {
 	var out []string
 	for _, v := range vs {
 		if v.Depth != len(v.Trace) {
 			out = append(out, fmt.Sprintf("%s: depth %d != len(trace) %d", v.Invariant, v.Depth, len(v.Trace)))
 		}
-		out = append(out, fmt.Sprintf("%s@%d:%s", v.Invariant, v.Depth, traceString(spec, v.Trace)))
+		line := fmt.Sprintf("%s@%d:%s", v.Invariant, v.Depth, traceString(spec, v.Trace))
+		if v.Cycle != nil {
+			line += " ~ " + traceString(spec, v.Cycle)
+		}
+		out = append(out, line)
 	}
 	return out
 }
@@ -62,7 +67,8 @@ func doomedCycle(first, second int) endGraph {
 
 func TestLivelockCycle(t *testing.T) {
 	// Discovery order: 0 | 2 1 | 4 3 8 | 5 9 | 6. The doomed states are
-	// 4 5 6 8 9; the shallowest are 4 and 8 (depth 2), and 4 comes first.
+	// 4 5 6 8 9; the shallowest are 4 and 8 (depth 2), and 4 comes first;
+	// its shortest cycle is 4 5 4.
 	g := doomedCycle(2, 1)
 	r := checkBoth(t, g, model.Options{Liveness: true})
 	// Transitions out of 0 1 2 4 5 6 8 9: 2+2+2+1+2+1+1+1 = 12.
@@ -72,22 +78,22 @@ func TestLivelockCycle(t *testing.T) {
 	if !r.LivenessChecked {
 		t.Error("LivenessChecked is false")
 	}
-	if got, want := violationStrings(g, r.Violations), []string{"livelock@2:2 4"}; !reflect.DeepEqual(got, want) {
+	if got, want := violationStrings(g, r.Violations), []string{"livelock@2:2 4 ~ 5 4"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("violations %q, want %q", got, want)
 	}
 	v := r.Violations[0]
-	if v.Invariant != model.LivelockInvariant || !strings.Contains(v.Message, "no path from this state reaches a terminal state") || v.Group != "" {
+	if v.Invariant != model.LivelockInvariant || !strings.Contains(v.Message, "nothing progresses") || v.Group != "" || v.DoomedAt != 2 || v.Refused != -1 {
 		t.Errorf("violation = %+v", v)
 	}
-	states, err := model.Replay(g, v.Trace)
-	if err != nil || !reflect.DeepEqual(states, []int{0, 2, 4}) {
-		t.Errorf("Replay = %v, %v; want [0 2 4]", states, err)
+	states, err := model.Replay(g, append(v.Trace, v.Cycle...))
+	if err != nil || !reflect.DeepEqual(states, []int{0, 2, 4, 5, 4}) {
+		t.Errorf("Replay = %v, %v; want [0 2 4 5 4]", states, err)
 	}
 
 	// Discovery order: 0 | 1 2 | 3 8 4 | 9 5 | 6: 8 now comes before 4.
 	g = doomedCycle(1, 2)
 	r = checkBoth(t, g, model.Options{Liveness: true})
-	if got, want := violationStrings(g, r.Violations), []string{"livelock@2:1 8"}; !reflect.DeepEqual(got, want) {
+	if got, want := violationStrings(g, r.Violations), []string{"livelock@2:1 8 ~ 9 8"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("edges of 0 swapped: violations %q, want %q", got, want)
 	}
 
@@ -95,7 +101,7 @@ func TestLivelockCycle(t *testing.T) {
 	g = doomedCycle(2, 1)
 	g.edges[5] = []int{4, 6, 3}
 	r = checkBoth(t, g, model.Options{Liveness: true})
-	if got, want := violationStrings(g, r.Violations), []string{"livelock@2:1 8"}; !reflect.DeepEqual(got, want) {
+	if got, want := violationStrings(g, r.Violations), []string{"livelock@2:1 8 ~ 9 8"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("5 -> 3 added: violations %q, want %q", got, want)
 	}
 	// And without 1 -> 8 nothing is doomed.
@@ -108,7 +114,8 @@ func TestLivelockCycle(t *testing.T) {
 }
 
 // TestLivelockDeep: the doom starts deep, after a cycle that can still
-// escape; the reported trace is the shortest one to the first doomed state.
+// escape; the stem is the shortest path to the first doomed state, then on
+// to the cycle.
 func TestLivelockDeep(t *testing.T) {
 	// 0 -> 1 -> 2 -> 3 -> 0 is a cycle; 3 -> 4 (end), 2 -> 5 -> 6 -> 5 (trap),
 	// and the long way 0 -> 7 -> 8 -> 9 -> 5 reaches the trap too.
@@ -120,14 +127,17 @@ func TestLivelockDeep(t *testing.T) {
 	}
 	r := checkBoth(t, g, model.Options{Liveness: true})
 	// Discovery: 0 | 7 1 | 8 2 | 9 3 5 | 4 6. Doomed: 5 6 7 8 9; the first
-	// is 7 at depth 1 (it can only go on to 8 9 5).
-	if got, want := violationStrings(g, r.Violations), []string{"livelock@1:7"}; !reflect.DeepEqual(got, want) {
+	// is 7 at depth 1 (it can only go on to 8 9 5, then 6 5 forever).
+	if got, want := violationStrings(g, r.Violations), []string{"livelock@4:7 8 9 5 ~ 6 5"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("violations %q, want %q", got, want)
+	}
+	if r.Violations[0].DoomedAt != 1 {
+		t.Errorf("DoomedAt %d, want 1", r.Violations[0].DoomedAt)
 	}
 	// Without 0 -> 7 the first doomed state is 5, via 1 2 5.
 	g.edges[0] = []int{1}
 	r = checkBoth(t, g, model.Options{Liveness: true})
-	if got, want := violationStrings(g, r.Violations), []string{"livelock@3:1 2 5"}; !reflect.DeepEqual(got, want) {
+	if got, want := violationStrings(g, r.Violations), []string{"livelock@3:1 2 5 ~ 6 5"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("without 0 -> 7: violations %q, want %q", got, want)
 	}
 }
@@ -171,7 +181,7 @@ func TestLivelockSelfLoop(t *testing.T) {
 		ends:  map[int]bool{3: true},
 	}
 	r := checkBoth(t, g, model.Options{Liveness: true})
-	if got, want := violationStrings(g, r.Violations), []string{"livelock@1:1"}; !reflect.DeepEqual(got, want) {
+	if got, want := violationStrings(g, r.Violations), []string{"livelock@1:1 ~ 1"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("violations %q, want %q", got, want)
 	}
 	if got, want := summarize(r), (summary{states: 4, transitions: 5, depth: 2, complete: true}); got != want {
@@ -180,7 +190,7 @@ func TestLivelockSelfLoop(t *testing.T) {
 	// A lone self-looping initial state is doomed at depth 0.
 	g = endGraph{graph: &graph{edges: map[int][]int{0: {0}}}}
 	r = checkBoth(t, g, model.Options{Liveness: true})
-	if got, want := violationStrings(g, r.Violations), []string{"livelock@0:"}; !reflect.DeepEqual(got, want) {
+	if got, want := violationStrings(g, r.Violations), []string{"livelock@0: ~ 0"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("lone self-loop: violations %q, want %q", got, want)
 	}
 }
@@ -202,7 +212,7 @@ func TestLivenessSkippedWhenIncomplete(t *testing.T) {
 		r := checkBoth(t, g, opts)
 		want := []string(nil)
 		if tt.checked {
-			want = []string{"livelock@2:2 4"}
+			want = []string{"livelock@2:2 4 ~ 5 4"}
 		}
 		if got := violationStrings(g, r.Violations); r.LivenessChecked != tt.checked || r.Complete != tt.checked || !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v: checked %v, complete %v, violations %q; want %v, %v, %q",
@@ -219,34 +229,36 @@ func TestLivenessWithDeadlocksAndViolations(t *testing.T) {
 	if got, want := violationStrings(spec, r.Violations), []string{"deadlock@4:x x y y"}; !reflect.DeepEqual(got, want) || r.LivenessChecked {
 		t.Errorf("violations %q, checked %v; want %q, false", got, r.LivenessChecked, want)
 	}
-	// With KeepGoing it runs, and since nothing is a good end state the
-	// initial state is doomed.
+	// With KeepGoing it runs: nothing is a good end state, so every state
+	// is doomed, but the lattice has no cycle, so there is no livelock.
 	r = checkBoth(t, spec, model.Options{Liveness: true, KeepGoing: true})
-	if got, want := violationStrings(spec, r.Violations), []string{"livelock@0:", "deadlock@4:x x y y"}; !reflect.DeepEqual(got, want) || !r.LivenessChecked {
+	if got, want := violationStrings(spec, r.Violations), []string{"deadlock@4:x x y y"}; !reflect.DeepEqual(got, want) || !r.LivenessChecked {
 		t.Errorf("KeepGoing: violations %q, checked %v; want %q, true", got, r.LivenessChecked, want)
 	}
 
-	// A violating state is a dead end that is not good: 2 can only go to
-	// the bad state 4, so 2 is the first doomed state; 1 reaches the end 3.
+	// A violating state that goes on (4 -> 3) hides nothing: no livelock,
+	// as no cycle, and no deadlock.
 	g := endGraph{
 		graph: &graph{edges: map[int][]int{0: {1, 2}, 1: {3}, 2: {4}, 4: {3}}, bad: map[int]string{4: ""}},
 		ends:  map[int]bool{3: true},
 	}
 	r2 := checkBoth(t, g, model.Options{Liveness: true, KeepGoing: true})
-	if got, want := violationStrings(g, r2.Violations), []string{"livelock@1:2", "no-bad@2:2 4"}; !reflect.DeepEqual(got, want) {
+	if got, want := violationStrings(g, r2.Violations), []string{"no-bad@2:2 4"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("violating dead end: violations %q, want %q", got, want)
 	}
 	r2 = checkBoth(t, g, model.Options{Liveness: true})
 	if got, want := violationStrings(g, r2.Violations), []string{"no-bad@2:2 4"}; !reflect.DeepEqual(got, want) || r2.LivenessChecked {
 		t.Errorf("violation stops the search: violations %q, checked %v; want %q, false", got, r2.LivenessChecked, want)
 	}
-	// A terminal state that violates an invariant is not a good end.
+	// A terminal state that violates an invariant is not a good end, but
+	// a run that stops at a violation is that violation, not a livelock
+	// (the false alarm of a 0-step "livelock" before every crash).
 	g = endGraph{
 		graph: &graph{edges: map[int][]int{0: {1}}, bad: map[int]string{1: ""}},
 		ends:  map[int]bool{1: true},
 	}
 	r2 = checkBoth(t, g, model.Options{Liveness: true, KeepGoing: true})
-	if got, want := violationStrings(g, r2.Violations), []string{"livelock@0:", "no-bad@1:1"}; !reflect.DeepEqual(got, want) {
+	if got, want := violationStrings(g, r2.Violations), []string{"no-bad@1:1"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("violating terminal state: violations %q, want %q", got, want)
 	}
 }
@@ -274,11 +286,14 @@ func liveGraph(n int) endGraph {
 	return g
 }
 
-// referenceDoomed computes by brute force, as Check should with Liveness and
-// KeepGoing, the BFS discovery order of g from 0 (violating nodes are not
-// expanded) and the first discovered node from which no good end state is
-// reachable, with its depth; -1 if there is none.
-func referenceDoomed(g endGraph) (node, depth int) {
+// referenceLivelock computes by brute force, as Check should with Liveness
+// and KeepGoing, the BFS discovery order of g from 0 (violating nodes are
+// expanded), the doomed nodes (no good end state reachable), the trapped
+// ones (doomed, with a cycle of doomed nodes reachable: what is left of
+// the doomed nodes after removing, again and again, those with no doomed
+// successor left) and the first discovered trapped node with its depth;
+// -1 if there is none.
+func referenceLivelock(g endGraph) (node, depth int, doomed map[int]bool) {
 	bad := func(v int) bool {
 		_, b := g.bad[v]
 		_, w := g.worse[v]
@@ -287,9 +302,6 @@ func referenceDoomed(g endGraph) (node, depth int) {
 	order, depths := []int{0}, map[int]int{0: 0}
 	for i := 0; i < len(order); i++ {
 		u := order[i]
-		if bad(u) {
-			continue
-		}
 		for _, v := range g.edges[u] {
 			if _, ok := depths[v]; !ok {
 				depths[v] = depths[u] + 1
@@ -304,7 +316,7 @@ func referenceDoomed(g endGraph) (node, depth int) {
 	for changed := true; changed; {
 		changed = false
 		for _, u := range order {
-			if good[u] || bad(u) {
+			if good[u] {
 				continue
 			}
 			for _, v := range g.edges[u] {
@@ -315,12 +327,31 @@ func referenceDoomed(g endGraph) (node, depth int) {
 			}
 		}
 	}
+	doomed, trapped := map[int]bool{}, map[int]bool{}
 	for _, v := range order {
-		if !good[v] {
-			return v, depths[v]
+		doomed[v], trapped[v] = !good[v], !good[v]
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, u := range order {
+			if !trapped[u] {
+				continue
+			}
+			stuck := false
+			for _, v := range g.edges[u] {
+				stuck = stuck || trapped[v]
+			}
+			if !stuck {
+				trapped[u], changed = false, true
+			}
 		}
 	}
-	return -1, 0
+	for _, v := range order {
+		if trapped[v] {
+			return v, depths[v], doomed
+		}
+	}
+	return -1, 0, doomed
 }
 
 func TestLivenessRandomMatchesReference(t *testing.T) {
@@ -328,6 +359,12 @@ func TestLivenessRandomMatchesReference(t *testing.T) {
 	for v := range 40000 {
 		if v%1009 == 7 && v%2 == 0 {
 			withBad.ends[v] = true // dead ends of randomGraph; the odd ones deadlock
+		}
+		if v%997 == 5 && v%3 == 0 && withBad.edges[v] != nil {
+			// Past the violation at v, a two-node trap.
+			a := 40000 + v
+			withBad.edges[v] = append(withBad.edges[v], a)
+			withBad.edges[a], withBad.edges[a+1] = []int{a + 1}, []int{a, a + 1}
 		}
 	}
 	for _, tc := range []struct {
@@ -340,9 +377,9 @@ func TestLivenessRandomMatchesReference(t *testing.T) {
 		{"randomGraph/KeepGoing", withBad, model.Options{Liveness: true, KeepGoing: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			node, depth := referenceDoomed(tc.g)
+			node, depth, doomed := referenceLivelock(tc.g)
 			if node < 0 {
-				t.Fatal("the reference finds no doomed state; the test graph is too tame")
+				t.Fatal("the reference finds no livelock; the test graph is too tame")
 			}
 			var r model.Result[int]
 			for _, workers := range []int{1, 2, 3, 4} {
@@ -368,14 +405,28 @@ func TestLivenessRandomMatchesReference(t *testing.T) {
 			if len(live) != 1 {
 				t.Fatalf("%d livelock violations, want 1", len(live))
 			}
-			states, err := model.Replay(tc.g, live[0].Trace)
+			v := live[0]
+			states, err := model.Replay(tc.g, append(v.Trace, v.Cycle...))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := states[len(states)-1]; got != node || live[0].Depth != depth {
-				t.Errorf("livelock at node %d, depth %d; reference: node %d, depth %d", got, live[0].Depth, node, depth)
+			if got := states[v.DoomedAt]; got != node || v.DoomedAt != depth {
+				t.Errorf("doomed from node %d, step %d; reference: node %d, depth %d", got, v.DoomedAt, node, depth)
 			}
-			t.Logf("first doomed node %d at depth %d of %d states", node, depth, r.States)
+			for i, s := range states[:v.DoomedAt] {
+				if doomed[s] {
+					t.Errorf("stem state %d (node %d) is doomed already", i, s)
+				}
+			}
+			if len(v.Cycle) == 0 || states[len(v.Trace)] != states[len(states)-1] {
+				t.Errorf("cycle %v does not return to node %d", v.Cycle, states[len(v.Trace)])
+			}
+			for _, s := range states[v.DoomedAt:] {
+				if !doomed[s] {
+					t.Errorf("lasso state %d is not doomed", s)
+				}
+			}
+			t.Logf("doomed from node %d at depth %d; stem %d steps, cycle %d, of %d states", node, depth, len(v.Trace), len(v.Cycle), r.States)
 		})
 	}
 }

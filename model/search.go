@@ -74,12 +74,13 @@ type queuedRef struct {
 
 // expansion is a worker's summary of one frontier state.
 type expansion struct {
-	idx      uint32 // the state's index
-	enabled  int32  // number of enabled actions
-	deadlock bool   // no enabled action and not terminal
-	cut      bool   // at MaxDepth with enabled actions: not expanded
-	end      int32  // the state's candidates end here in worker.candidates
-	succEnd  int32  // with Liveness: the state's successors end here in worker.succ
+	idx       uint32 // the state's index
+	enabled   int32  // number of enabled actions
+	deadlock  bool   // no enabled action and not terminal
+	violating bool   // deadlock, but the state violates an invariant
+	cut       bool   // at MaxDepth with enabled actions: not expanded
+	end       int32  // the state's candidates end here in worker.candidates
+	succEnd   int32  // with Liveness: the state's successors end here in worker.succ
 }
 
 // candidate is a successor that was not stored when its round began.
@@ -279,6 +280,9 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 		switch {
 		case len(w.actions) == 0:
 			e.deadlock = !s.terminal(st)
+			// Under KeepGoing a violating state is expanded; if it is a dead
+			// end, it is the end of that violation, not a deadlock.
+			e.violating = e.deadlock && s.opts.KeepGoing && checkInvariants(s.invariants, st, true) != nil
 		case atBound:
 			e.cut = true
 		default:
@@ -445,6 +449,9 @@ func (s *search[S, A]) assign(depth int32, chunk int) (at int, stop bool) {
 			}
 			first = e.end
 			if e.deadlock {
+				if e.violating {
+					continue // the end of a violation, reported as that violation
+				}
 				if s.record(deadlockFailure, e.idx) {
 					return at, true
 				}
@@ -478,7 +485,14 @@ func (s *search[S, A]) assign(depth int32, chunk int) (at int, stop bool) {
 						s.transitions += int(c.index) + 1
 						return at, true
 					}
-					continue
+					// KeepGoing: a violation that does not end the run (a
+					// leak, a disagreement) must not hide what lies beyond
+					// it, so the state is expanded too; an end state (a
+					// crash) has no successors anyway. Liveness must not
+					// take it for a good end.
+					if s.live != nil {
+						s.live.markViolating(c.idx)
+					}
 				}
 				s.next.push(c.idx, w.enc[start:c.encEnd])
 			}

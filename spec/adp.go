@@ -153,8 +153,12 @@ func (v rankView) padAttentionDPDummyRequest() {
 // scheduling: an empty batch on a rank with active requests is padded with
 // a generation dummy (py_skip_gen_alloc_revert, always pending) unless the
 // rank is at max_num_active_requests, already has a live dummy, or fails
-// _has_adp_dummy_kv_capacity.
+// _has_adp_dummy_kv_capacity. It came with TensorRT-LLM PR #17379; before
+// it (PreFixEmptyBatchPad) nothing pads after scheduling.
 func (v rankView) padEmptyAttentionDPBatch() {
+	if v.cfg.PreFixes.Has(PreFixEmptyBatchPad) {
+		return
+	}
 	b := &v.rank.Batch
 	if !v.cfg.AttentionDP || b.Count != 0 || v.activeCount() == 0 || v.rank.ExpectedActive == 0 {
 		return

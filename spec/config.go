@@ -401,6 +401,9 @@ func (c *Config) validate(compact bool) error {
 		if c.MaxSeqLen != 0 && int(r.PromptLen)+int(r.MaxNewTokens) > int(c.MaxSeqLen) {
 			bad("request %d: prompt + new tokens exceed max_seq_len %d", id, c.MaxSeqLen)
 		}
+		if r.SendingKV && c.Loop != OverlapLoop {
+			bad("request %d: sending_kv is modeled with the overlap loop (where the completion poll that frees a sent request runs)", id)
+		}
 		if r.ReceivingKV && r.SendingKV {
 			bad("request %d: a request cannot both receive and send its KV", id)
 		}

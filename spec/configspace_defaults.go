@@ -35,6 +35,12 @@ var defaultRanges = map[string][]string{
 	"paired-draft-reuse":  {"draft_blocks=5..8", "draft_index_slots=1..3", "max_batch_size=1..3"},
 	"overlap-two-ranks":   {"target_blocks=5..7", "draft_blocks=3..5", "max_batch_size=1..2"},
 	"adp-veto-generation": {"target_blocks=3..6", "max_num_active_requests=2..3"},
+	// PR #17379: the scenario's requests (they send their KV, which the
+	// request mix cannot draw yet), the pool, the pad cap and the batch
+	// size.
+	"adp-empty-batch-veto": {
+		"target_blocks=4..12", "max_num_active_requests=0..3", "max_batch_size=1..2",
+	},
 	// seed 001: one or two requests of one to four pages, each stage's
 	// target pool from 4 to 10 pages, the batch size.
 	"pp-history-capacity": {

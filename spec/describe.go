@@ -81,7 +81,7 @@ var indexWords = map[FieldKey]string{KeyPoolTree: "family %d tree blocks"}
 
 var (
 	cacheFlagNames   = []string{"stop-committing", "never-resumed", "partial-copy"}
-	requestFlagNames = []string{"adp-dummy", "skip-gen-revert", "pending-dummy", "inflight"}
+	requestFlagNames = []string{"adp-dummy", "skip-gen-revert", "pending-dummy", "inflight", "kv-sent"}
 )
 
 // RequestFlagInflight is the bit of Request.Flags the pipeline loop sets

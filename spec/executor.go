@@ -34,10 +34,18 @@ func (sp *Spec) activate(rank *Rank, id uint8) {
 // receiving request leaves DISAGG_GENERATION_TRANS_IN_PROGRESS with the
 // context server's first token and draft tokens, ready to generate; a
 // sending context-only request's send completes and its caches are freed
-// (the async transfer manager's release, disagg.reap_context_sends).
+// (the async transfer manager's release, disagg.reap_context_sends), or,
+// with PreFixSendPollAfterForward, at the executor's next completion poll
+// (pollContextTransfers).
 func (sp *Spec) receiveKV(s *State, a *Action) {
 	r := &s.Ranks[a.Rank].Requests[a.ID]
 	if r.State == DisaggContextTransmission {
+		if sp.Config.PreFixes.Has(PreFixSendPollAfterForward) {
+			// The KV stays pinned until the executor's completion poll
+			// sees the send complete (pollContextTransfers).
+			r.Flags |= requestFlagKVSent
+			return
+		}
 		sp.view(s, a.Rank).freeResources(a.ID)
 		r.State = Finished
 		return

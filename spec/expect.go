@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kvcheck/kvcheck/model"
 )
 
 // VerdictOK is the verdict of a variant whose search finished without a
@@ -53,4 +55,15 @@ func (sc *Scenario) checkExpectations() error {
 		}
 	}
 	return nil
+}
+
+// Verdicts lists every verdict a variant can have, for expectation files:
+// ok, each invariant of sp, and the liveness verdicts (a deadlock, a
+// livelock).
+func Verdicts(sp *Spec) []string {
+	out := []string{VerdictOK}
+	for _, inv := range sp.Invariants() {
+		out = append(out, inv.Name)
+	}
+	return append(out, model.DeadlockInvariant, model.LivelockInvariant)
 }

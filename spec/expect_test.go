@@ -16,9 +16,9 @@ func TestScenarioExpectationsComplete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		known := map[string]bool{VerdictOK: true}
-		for _, inv := range sp.Invariants() {
-			known[inv.Name] = true
+		known := map[string]bool{}
+		for _, v := range Verdicts(sp) {
+			known[v] = true
 		}
 		for label, verdict := range sc.Expect {
 			if !known[verdict] {

@@ -95,6 +95,9 @@ func (sp *Spec) updateResourcesOverlap(s *State, r uint8) {
 			return
 		}
 	}
+	if rank.CanQueue || v.idle() {
+		v.pollContextTransfers()
+	}
 	switch {
 	case rank.CanQueue:
 		rank.Previous = rank.Batch

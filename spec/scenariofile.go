@@ -91,10 +91,7 @@ func parseVariants(r *yamlconf.Reader, fl yamlconf.Field, sc *Scenario) error {
 	if fl.Node.Kind != yaml.SequenceNode {
 		return r.Errorf(fl.Line, "variants: expected a list of {fixes: real-code|FIX[+FIX...], expect: ok|INVARIANT}, got %s", yamlconf.KindName(fl.Node))
 	}
-	valid := []string{VerdictOK}
-	for _, inv := range (&Spec{}).Invariants() {
-		valid = append(valid, inv.Name)
-	}
+	valid := Verdicts(&Spec{})
 	for _, item := range fl.Node.Content {
 		fields, err := r.Fields(item, "variants")
 		if err != nil {

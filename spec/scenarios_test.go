@@ -54,6 +54,9 @@ var scenarioPins = []struct {
 	{"overlap-two-ranks", nil, 61, 89, false, InvNoCrash, 10, "rank 0 draft pool request 2: _prepare_draft_resources raised RuntimeError: Draft KV cache generation resize failed for request 2: could not resize to 6 tokens"},
 	{"overlap-two-ranks", []Fix{FixDeferDraftMirror}, 24864, 54316, true, "", 0, ""},
 	{"adp-veto-generation", nil, 14852, 26409, true, "", 0, ""},
+	{"adp-empty-batch-veto", nil, 2924, 4710, true, model.LivelockInvariant, 39, "rank 0 schedules an empty batch though request 3 (context 0/8) waits (1 target pages free) and vetoes every forward; rank 0's sent KV of request 1 stays pinned (no forward runs, so no completion poll); rank 1's sent KV of request 2 stays pinned (no forward runs, so no completion poll); no request progresses and nothing raises"},
+	{"adp-empty-batch-veto", []Fix{FixPadEmptyADPBatch}, 3555, 5758, true, "", 0, ""},
+	{"adp-empty-batch-veto", []Fix{FixBlockingSendPoll}, 2346, 3835, true, "", 0, ""},
 }
 
 func fixSet(fixes []Fix) Fixes { return FixSetOf(fixes...) }
@@ -81,7 +84,7 @@ func TestScenarioPins(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1})
+			res := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1, Liveness: true})
 			if res.States != pin.states || res.Transitions != pin.transitions || res.Complete != pin.complete {
 				t.Errorf("states %d transitions %d complete %v; pinned %d %d %v",
 					res.States, res.Transitions, res.Complete, pin.states, pin.transitions, pin.complete)
@@ -103,6 +106,10 @@ func TestScenarioPins(t *testing.T) {
 			v := res.Violations[0]
 			if v.Invariant != pin.invariant || v.Message != pin.message || len(v.Trace) != pin.steps {
 				t.Fatalf("violation %s %q in %d steps; want %s %q in %d", v.Invariant, v.Message, len(v.Trace), pin.invariant, pin.message, pin.steps)
+			}
+			if v.Invariant == model.LivelockInvariant {
+				checkLivelockReplays(t, sp, v)
+				return
 			}
 			states, err := model.Replay[State, Action](sp, v.Trace)
 			if err != nil {

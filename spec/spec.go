@@ -76,7 +76,8 @@ func (sp *Spec) Actions(s *State, out []Action) []Action {
 	}
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		for id := uint8(1); id < MaxIDs; id++ {
-			if st := s.Ranks[r].Requests[id].State; (st == DisaggTransmission || st == DisaggContextTransmission) && s.Ranks[r].Phase == PhaseIdle {
+			q := &s.Ranks[r].Requests[id]
+			if (q.State == DisaggTransmission || q.State == DisaggContextTransmission && q.Flags&requestFlagKVSent == 0) && s.Ranks[r].Phase == PhaseIdle {
 				out = append(out, Action{Kind: ActReceiveKV, Rank: r, ID: id})
 			}
 		}
@@ -120,7 +121,7 @@ func (sp *Spec) overlapActions(s *State, out []Action) []Action {
 		rank := &s.Ranks[r]
 		switch rank.Phase {
 		case PhaseIdle:
-			if !adp && (sp.hasActiveRequests(rank) || rank.Previous.Count > 0) {
+			if !adp && (sp.hasActiveRequests(rank) || rank.Previous.Count > 0 || sp.hasPendingSends(rank)) {
 				out = append(out, Action{Kind: ActSchedule, Rank: r})
 			}
 		case PhaseFetched:
@@ -165,11 +166,11 @@ func (sp *Spec) allRanksIn(s *State, p Phase) bool {
 	return true
 }
 
-// anyActive reports whether some rank has an active request or a previous
-// batch still to process.
+// anyActive reports whether some rank has an active request, a previous
+// batch still to process, or a context KV send to see complete.
 func (sp *Spec) anyActive(s *State) bool {
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
-		if sp.hasActiveRequests(&s.Ranks[r]) || s.Ranks[r].Previous.Count > 0 {
+		if sp.hasActiveRequests(&s.Ranks[r]) || s.Ranks[r].Previous.Count > 0 || sp.hasPendingSends(&s.Ranks[r]) {
 			return true
 		}
 	}

@@ -111,6 +111,9 @@ const (
 	requestFlagPendingDummy
 	// requestFlagInflight: in inflight_request_ids (pipeline loop).
 	requestFlagInflight
+	// requestFlagKVSent: a context-only request's KV send has completed;
+	// the executor's next completion poll releases it (ctx_transfer.go).
+	requestFlagKVSent
 )
 
 // BatchKind says how a request was scheduled.

@@ -70,10 +70,11 @@ type checkReport struct {
 	Collision   float64           `json:"collision_probability"`
 	Interrupted bool              `json:"interrupted,omitempty"`
 	Trace       []string          `json:"trace"`
+	Cycle       []string          `json:"cycle,omitempty"` // a livelock's cycle, after the stem in Trace
 	Violations  []violationReport `json:"violations,omitempty"`
 	Reproduce   string            `json:"reproduce"`
-	// actions is Trace as actions, for --out.
-	actions []spec.Action
+	// actions is Trace as actions, and cycle Cycle, for --out.
+	actions, cycle []spec.Action
 }
 
 // violationReport is one distinct violation of a --keep-going run.
@@ -84,6 +85,8 @@ type violationReport struct {
 	Steps     int      `json:"steps"`
 	Trace     []string `json:"trace"`
 	actions   []spec.Action
+	Cycle     []string `json:"cycle,omitempty"`
+	cycle     []spec.Action
 }
 
 // unreachedGoal is the invariant name reported when a check finds no
@@ -264,7 +267,7 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 	for _, viol := range res.Violations {
 		r.Violations = append(r.Violations, violationReport{
 			Invariant: viol.Invariant, Group: viol.Group, Message: viol.Message,
-			Steps: len(viol.Trace), Trace: traceLines(viol.Trace), actions: viol.Trace,
+			Steps: len(viol.Trace), Trace: traceLines(viol.Trace), actions: viol.Trace, Cycle: cycleLines(viol.Cycle), cycle: viol.Cycle,
 		})
 	}
 	if !opts.keepGoing {
@@ -277,6 +280,7 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		r.Message = first.Message
 		r.Steps = len(first.Trace)
 		r.Trace, r.actions = traceLines(first.Trace), first.Trace
+		r.Cycle, r.cycle = cycleLines(first.Cycle), first.Cycle
 		return r, nil
 	}
 	if res.Interrupted {
@@ -417,7 +421,7 @@ func printViolations(w io.Writer, reports []checkReport) {
 		fmt.Fprintf(w, "\n%s (%s): %s\n  %s\n", r.Scenario, fixes, r.Invariant, r.Message)
 		violations := r.Violations
 		if len(violations) == 0 && r.Invariant != unreachedGoal {
-			violations = []violationReport{{Invariant: r.Invariant, Message: r.Message, Steps: r.Steps, Trace: r.Trace}}
+			violations = []violationReport{{Invariant: r.Invariant, Message: r.Message, Steps: r.Steps, Trace: r.Trace, Cycle: r.Cycle}}
 		}
 		for i, v := range violations {
 			if len(r.Violations) > 0 {
@@ -427,6 +431,7 @@ func printViolations(w io.Writer, reports []checkReport) {
 			for j, line := range v.Trace {
 				fmt.Fprintf(w, "  %4d  %s\n", j+1, line)
 			}
+			printCycle(w, v)
 		}
 		fmt.Fprintf(w, "  reproduce: %s\n", r.Reproduce)
 	}

@@ -248,6 +248,7 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 		r.Result, r.Invariant, r.Group, r.Message = "violation", found.Invariant, found.Group, shrunk.Message
 		r.StepsBeforeShrink = len(found.Trace)
 		r.Steps, r.Trace, r.actions, r.Shortest = len(shrunk.Trace), traceLines(shrunk.Trace), shrunk.Trace, shrunk.Optimal
+		r.Cycle = cycleLines(shrunk.Cycle)
 		if red := shrunk.Reduced; red != nil {
 			r.ReducedConfig = configChanges(&sp.Config, &red.Spec.(*spec.Spec).Config)
 			r.ReducedSteps = red.Steps
@@ -373,6 +374,7 @@ func printFuzzViolation(w io.Writer, r fuzzReport) {
 		for i, line := range r.Trace {
 			fmt.Fprintf(w, "  %4d  %s\n", i+1, line)
 		}
+		printCycle(w, violationReport{Steps: r.Steps, Cycle: r.Cycle})
 		if len(r.ReducedTrace) > 0 {
 			fmt.Fprintf(w, "  smallest configuration that still shows it (%d reductions), %d steps:\n", len(r.ReducedSteps), len(r.ReducedTrace))
 			for _, line := range r.ReducedConfig {

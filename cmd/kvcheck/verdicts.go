@@ -209,10 +209,7 @@ func readExpectations(path string, scenarios []*spec.Scenario) (map[string]map[s
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", where, err)
 		}
-		valid := []string{spec.VerdictOK}
-		for _, inv := range sp.Invariants() {
-			valid = append(valid, inv.Name)
-		}
+		valid := spec.Verdicts(sp)
 		if !slices.Contains(valid, fields[2]) {
 			return nil, fmt.Errorf("%s: unknown verdict %s; expected one of: %s", where, quote(fields[2]), strings.Join(valid, ", "))
 		}
