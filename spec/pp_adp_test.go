@@ -3,6 +3,8 @@ package spec
 import (
 	"strings"
 	"testing"
+
+	"github.com/kvcheck/kvcheck/model"
 )
 
 // ppADPTrace is the shortest pp-adp-veto-growth counterexample (kvcheck
@@ -76,6 +78,35 @@ func batchHolds(b *Batch, id uint8, k BatchKind) bool {
 		}
 	}
 	return false
+}
+
+// TestPipelineAttentionDPOverflow: the scenario's first symptom is the
+// stale _allocated_draft_lens record (iteration-records-cleared); checked
+// for page-index-row-bounded alone, the missing revert in _executor_loop_pp
+// lets the growth overflow the page-index row in 36 steps (ppADPTrace),
+// and with _revert_gen_alloc (2829508) the row holds on every reachable
+// state.
+func TestPipelineAttentionDPOverflow(t *testing.T) {
+	sc, err := LookupScenario("pp-adp-veto-growth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		fixes Fixes
+		steps int
+	}{{0, len(ppADPTrace)}, {fixSet([]Fix{FixRevertOnVeto}), 0}} {
+		sp, err := sc.Spec(tc.fixes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := model.Check[State, Action](model.OnlyInvariants[State, Action](sp, []string{InvPageIndexRow}), model.Options{MaxDepth: sc.Depth, Workers: 1})
+		switch {
+		case tc.steps == 0 && (len(res.Violations) > 0 || !res.Complete):
+			t.Errorf("fixes %v: page-index-row-bounded broken or search incomplete: %+v", tc.fixes.Names(), res.Violations)
+		case tc.steps > 0 && (len(res.Violations) == 0 || len(res.Violations[0].Trace) != tc.steps):
+			t.Errorf("fixes %v: want page-index-row-bounded broken in %d steps, got %+v", tc.fixes.Names(), tc.steps, res.Violations)
+		}
+	}
 }
 
 // TestPipelineAttentionDPLayout covers correction 7's rank layout and
