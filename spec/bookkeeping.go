@@ -64,9 +64,11 @@ func (sp *Spec) pendingIDs(s *State, r uint8) uint16 {
 		add(&rank.Batch)
 	}
 	add(&rank.Previous)
+	stage, adp := sp.Config.stageOf(r), r%sp.Config.adpWidth()
 	for i := 0; i < int(s.PipelineLen); i++ {
-		if it := &s.Pipeline[i]; it.Handled&(1<<r) == 0 {
-			add(&it.Batch)
+		// A vetoed micro-batch is skipped: no update_resources awaits it.
+		if it := &s.Pipeline[i]; it.Handled&(1<<stage) == 0 && !it.Vetoed {
+			add(it.batch(adp))
 		}
 	}
 	for id := range rank.Requests {

@@ -239,6 +239,11 @@ type Config struct {
 	// AttentionDP is enable_attention_dp: ranks pad empty batches with
 	// dummies and vote with _can_queue's allgather.
 	AttentionDP bool `kv:"enable_attention_dp" doc:"attention data parallelism"`
+	// StageADPRanks is, under pipeline parallelism with attention DP, the
+	// attention-DP ranks of each stage (tp_size with enable_attention_dp):
+	// rank r is ADP rank r % StageADPRanks of stage r / StageADPRanks, and
+	// Ranks counts them all. 0 means 1 (one rank per stage).
+	StageADPRanks uint8 `kv:"stage_adp_ranks" doc:"attention-DP ranks per pipeline stage (pipeline loop with enable_attention_dp; ranks = stages x this)"`
 	// MaxNumActiveRequests is max_num_active_requests, the cap at which
 	// _pad_empty_attention_dp_batch refuses to pad (0 = no cap).
 	MaxNumActiveRequests uint8 `kv:"max_num_active_requests" doc:"pad cap of _pad_empty_attention_dp_batch (0 = none)"`
@@ -407,8 +412,12 @@ func (c *Config) validate(compact bool) error {
 		if r.ReceivingKV && r.SendingKV {
 			bad("request %d: a request cannot both receive and send its KV", id)
 		}
-		if c.Loop == PipelineLoop && r.Rank != 0 {
-			bad("request %d: under pipeline parallelism requests enter at rank 0", id)
+		if c.Loop == PipelineLoop && r.Rank >= c.adpWidth() {
+			if c.adpWidth() == 1 {
+				bad("request %d: under pipeline parallelism requests enter at rank 0", id)
+			} else {
+				bad("request %d: under pipeline parallelism with attention DP requests enter at an ADP rank of stage 0 (rank below %d), got %d", id, c.adpWidth(), r.Rank)
+			}
 		}
 	}
 	// A pool must hold one request at its longest, as the engine's KV cache
@@ -435,16 +444,21 @@ func (c *Config) validate(compact bool) error {
 			}{{"stage_target_blocks", c.StageTargetBlocks[r]}, {"stage_draft_blocks", c.StageDraftBlocks[r]}, {"stage_host_blocks", c.StageHostBlocks[r]}} {
 				switch {
 				case stage.blocks == 0:
-				case r >= int(c.Ranks) || c.Loop != PipelineLoop:
-					bad("%s: stage %d set, but the configuration has %d pipeline stage(s)", stage.name, r, map[bool]uint8{true: c.Ranks, false: 0}[c.Loop == PipelineLoop])
+				case r >= int(c.stages()) || c.Loop != PipelineLoop:
+					bad("%s: stage %d set, but the configuration has %d pipeline stage(s)", stage.name, r, map[bool]uint8{true: c.stages(), false: 0}[c.Loop == PipelineLoop])
 				case int(stage.blocks) < need && stage.name != "stage_host_blocks":
 					bad("%s: stage %d must hold the longest request (%d blocks of %d tokens), got %d", stage.name, r, need, c.TokensPerBlock, stage.blocks)
 				}
 			}
 		}
 	}
-	if c.Loop == PipelineLoop && c.AttentionDP {
-		bad("attention DP inside pipeline stages is not modeled")
+	switch w := c.StageADPRanks; {
+	case w > 1 && (c.Loop != PipelineLoop || !c.AttentionDP):
+		bad("stage_adp_ranks %d needs loop=pipeline and enable_attention_dp=true", w)
+	case c.Loop == PipelineLoop && c.AttentionDP && w < 2:
+		bad("attention DP inside pipeline stages needs stage_adp_ranks of at least 2 (ranks = stages x stage_adp_ranks)")
+	case w > 1 && (c.Ranks%w != 0 || c.Ranks/w < 2):
+		bad("stage_adp_ranks %d must divide ranks %d into at least 2 pipeline stages", w, c.Ranks)
 	}
 	if c.AttentionDP && c.Loop == NonOverlapLoop && c.Ranks > 1 {
 		bad("attention DP is modeled with the overlap loop")
@@ -502,8 +516,8 @@ func (c *Config) poolBlocksOn(r uint8, p PoolKind) uint32 {
 	if p == Draft {
 		stage = &c.StageDraftBlocks
 	}
-	if c.Loop == PipelineLoop && stage[r] != 0 {
-		return stage[r]
+	if c.Loop == PipelineLoop && stage[c.stageOf(r)] != 0 {
+		return stage[c.stageOf(r)]
 	}
 	return c.poolBlocks(p)
 }
@@ -514,8 +528,8 @@ func (c *Config) hostBlocksOn(r uint8, p PoolKind) uint32 {
 	switch {
 	case !c.HostTier:
 		return 0
-	case c.Loop == PipelineLoop && c.StageHostBlocks[r] != 0:
-		return c.StageHostBlocks[r]
+	case c.Loop == PipelineLoop && c.StageHostBlocks[c.stageOf(r)] != 0:
+		return c.StageHostBlocks[c.stageOf(r)]
 	case c.HostBlocks != 0:
 		return c.HostBlocks
 	}

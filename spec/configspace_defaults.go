@@ -22,6 +22,13 @@ var defaultRanges = map[string][]string{
 	"adp-veto-growth": {
 		"target_blocks=3..12", "max_seq_len=8..16", "max_num_active_requests=2..3", "max_batch_size=1..2",
 	},
+	// PR #13104 under pipeline parallelism with attention DP: the
+	// scenario's requests (routed to the ADP ranks of stage 0, which the
+	// request mix cannot draw), the pool, the page-index row (max_seq_len)
+	// and the batch size.
+	"pp-adp-veto-growth": {
+		"target_blocks=4..8", "max_seq_len=8..12", "max_batch_size=1..2",
+	},
 	// PR #14286 / #17801: the scenario's requests (those sending their KV
 	// hold IndexMapper slots), the slots, the pool, the pad cap and the
 	// batch size.

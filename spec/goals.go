@@ -174,3 +174,29 @@ var GoalDummyMirrorFillsDraftIndex = defineGoal(GoalDef{
 		return false
 	},
 })
+
+// GoalVetoedMicroBatchGeneration is reached when, under pipeline
+// parallelism with attention DP, _can_queue vetoed a micro-batch that
+// carried a generation request: the first stage's V2 scheduler grew it and
+// every stage reverts (_revert_gen_alloc in _executor_loop_pp at 2829508)
+// or, before PR #13104, keeps that growth.
+var GoalVetoedMicroBatchGeneration = defineGoal(GoalDef{
+	Name: "vetoed-micro-batch-generation",
+	Doc:  "a vetoed pipeline micro-batch carried a generation request (pipeline parallelism with attention DP)",
+	Reached: func(sp *Spec, s *State) bool {
+		for i := 0; i < int(s.PipelineLen); i++ {
+			it := &s.Pipeline[i]
+			if !it.Vetoed {
+				continue
+			}
+			for _, b := range [2]*Batch{&it.Batch, &it.PeerBatch} {
+				for j := 0; j < int(b.Count); j++ {
+					if e := b.Entries[j]; e.Kind == GenerationStep && e.ID != dummyID {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	},
+})

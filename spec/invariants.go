@@ -72,14 +72,18 @@ func (sp *Spec) Invariants() []model.Invariant[State] {
 // rank 0 has handled, and only in rank 0's order.
 func (sp *Spec) checkRanksAgree(s *State) *model.Failure {
 	if sp.Config.AttentionDP {
-		first := &s.Ranks[0]
 		for r := uint8(1); r < sp.Config.Ranks; r++ {
-			rank := &s.Ranks[r]
+			// Under pipeline parallelism the allgathers run within a stage.
+			f := uint8(0)
+			if sp.Config.Loop == PipelineLoop {
+				f = sp.Config.stageOf(r) * sp.Config.adpWidth()
+			}
+			first, rank := &s.Ranks[f], &s.Ranks[r]
 			if rank.ExpectedActive != first.ExpectedActive {
-				return &model.Failure{Message: fmt.Sprintf("rank %d expects %d active requests, rank 0 %d", r, rank.ExpectedActive, first.ExpectedActive)}
+				return &model.Failure{Message: fmt.Sprintf("rank %d expects %d active requests, rank %d %d", r, rank.ExpectedActive, f, first.ExpectedActive)}
 			}
 			if afterCanQueue(rank.Phase) && afterCanQueue(first.Phase) && rank.CanQueue != first.CanQueue {
-				return &model.Failure{Message: fmt.Sprintf("rank %d took can_queue=%v, rank 0 can_queue=%v", r, rank.CanQueue, first.CanQueue)}
+				return &model.Failure{Message: fmt.Sprintf("rank %d took can_queue=%v, rank %d can_queue=%v", r, rank.CanQueue, f, first.CanQueue)}
 			}
 		}
 	}
@@ -90,7 +94,7 @@ func (sp *Spec) checkRanksAgree(s *State) *model.Failure {
 				return &model.Failure{Message: fmt.Sprintf("pipeline iteration %d was handled by ranks %s before rank 0", i, rankSet(it.Handled))}
 			}
 			for j := 0; j < i; j++ {
-				if older := &s.Pipeline[j]; older.Batch.Count > 0 && it.Handled&^older.Handled != 0 {
+				if older := &s.Pipeline[j]; older.executed() && it.Handled&^older.Handled != 0 {
 					return &model.Failure{Message: fmt.Sprintf("ranks %s handled pipeline iteration %d before iteration %d", rankSet(it.Handled&^older.Handled), i, j)}
 				}
 			}

@@ -20,32 +20,120 @@ package spec
 // keeps the iterations not yet finished by every stage in State.Pipeline
 // (oldest first) and each stage's position in it.
 
-// isLastStage reports whether rank r is the last pipeline stage.
-func (c *Config) isLastStage(r uint8) bool { return r == c.Ranks-1 }
+// Pipeline parallelism with attention DP (correction 7, _executor_loop_pp
+// and _pp_schedule_and_propagate at 2829508): every stage has
+// StageADPRanks attention-DP ranks; rank r is ADP rank r % w of stage
+// r / w. With tp_size > 1 and enable_attention_dp (is_dp_broadcast) each
+// ADP rank of the first stage schedules its own micro-batch (no TP
+// broadcast) and sends it down its own chain: ADP rank a of every later
+// stage rebuilds ADP rank a's batch. Every rank first runs
+// _fetch_and_activate_new_requests (the ADP allgather of active counts,
+// over the stage's TP group) and _pad_attention_dp_dummy_request; after
+// scheduling, _can_queue is a TP allgather of batch sizes within the
+// stage, and a veto makes every rank _revert_gen_alloc its batch and skip
+// the micro-batch (micro_batches[id] = None). The loop has no
+// _pad_empty_attention_dp_batch and no _finalize_adp_dummy_allocation: a
+// pre-schedule dummy stays in active_requests until a handled forward's
+// _handle_responses terminates it. The stage's ADP ranks meet at those two
+// allgathers in every iteration, so the spec runs a stage's ranks together
+// in one action (Action.Rank is the stage's first rank).
+//
+// Not modeled: a first-stage ADP rank other than global rank 0 also takes
+// the "self.dist.rank != 0" branch and runs schedule_request a second time
+// after its own _schedule; whether the V2 scheduler grows the same
+// generation requests twice there was not read (reading-notes.md,
+// correction 7).
 
-// pipelineStart is rank 0's iteration: a new PipelineIteration, the V2
-// scheduler on rank 0 (skipping inflight requests), _add_inflight_ids (last
-// context chunks and generation requests), prepare_resources and the
-// forward with _update_request_states.
+// adpWidth is the number of attention-DP ranks per pipeline stage (1
+// without pipeline parallelism or attention DP).
+func (c *Config) adpWidth() uint8 {
+	if c.Loop == PipelineLoop && c.StageADPRanks > 1 {
+		return c.StageADPRanks
+	}
+	return 1
+}
+
+// stages is the number of pipeline stages (Ranks outside the pipeline
+// loop, where each rank is its own stage for the per-stage pool sizes).
+func (c *Config) stages() uint8 { return c.Ranks / c.adpWidth() }
+
+// stageOf is the pipeline stage of rank r.
+func (c *Config) stageOf(r uint8) uint8 { return r / c.adpWidth() }
+
+// isLastStage reports whether rank r is on the last pipeline stage.
+func (c *Config) isLastStage(r uint8) bool { return c.stageOf(r) == c.stages()-1 }
+
+// batch is the micro-batch of the first stage's ADP rank adp.
+func (it *PipelineIteration) batch(adp uint8) *Batch {
+	if adp == 0 {
+		return &it.Batch
+	}
+	return &it.PeerBatch
+}
+
+// executed reports whether the iteration's micro-batch ran (was queued and
+// not empty), so its sample state travels the ring and every stage
+// handles it.
+func (it *PipelineIteration) executed() bool {
+	return !it.Vetoed && (it.Batch.Count > 0 || it.PeerBatch.Count > 0)
+}
+
+// padStage is, with attention DP, the start of a stage's iteration on
+// each of its ADP ranks: _fetch_and_activate_new_requests' allgather of
+// active counts over the stage (expected_num_active_requests) and
+// _pad_attention_dp_dummy_request. It reports whether no rank raised.
+func (sp *Spec) padStage(s *State, stage uint8) bool {
+	if !sp.Config.AttentionDP {
+		return true
+	}
+	w := sp.Config.adpWidth()
+	most := 0
+	for a := uint8(0); a < w; a++ {
+		most = max(most, sp.view(s, stage*w+a).activeCount())
+	}
+	for a := uint8(0); a < w; a++ {
+		v := sp.view(s, stage*w+a)
+		v.rank.ExpectedActive = uint8(most)
+		v.padAttentionDPDummyRequest()
+		if s.Crash.Happened {
+			return false
+		}
+	}
+	return true
+}
+
+// pipelineStart is the first stage's iteration: a new PipelineIteration;
+// on each ADP rank the pre-schedule pad and the V2 scheduler (skipping
+// inflight requests); then _can_queue and, when queued, _add_inflight_ids
+// (last context chunks and generation requests), prepare_resources and
+// the forward with _update_request_states.
 func (sp *Spec) pipelineStart(s *State) {
-	v := sp.view(s, 0)
 	it := &s.Pipeline[s.PipelineLen]
 	*it = PipelineIteration{Arrived: s.Arrived}
 	s.PipelineLen++
-	v.scheduleRequest(sp.Fixes)
-	if s.Crash.Happened {
+	if !sp.padStage(s, 0) {
 		return
 	}
-	it.Batch = v.rank.Batch
-	sp.pipelineForward(s, 0, nil)
+	for a := uint8(0); a < sp.Config.adpWidth(); a++ {
+		v := sp.view(s, a)
+		v.scheduleRequest(sp.Fixes)
+		if s.Crash.Happened {
+			return
+		}
+		*it.batch(a) = v.rank.Batch
+		setDummyIncarnation(it.batch(a), 0)
+	}
+	sp.pipelineRun(s, 0, nil)
 }
 
-// pipelineFollow is a later stage's iteration: activate the requests rank 0
-// had seen, run the local scheduler (its allocations and chunk sizes stay;
-// its batch is dropped), rebuild rank 0's micro-batch from the local
-// objects (to_scheduler_result: rank 0's IDs and last-chunk classification,
-// the local context_chunk_size), then prepare_resources and the forward.
-// The last stage samples: the action carries the environment's choices.
+// pipelineFollow is a later stage's iteration, on each of its ADP ranks:
+// activate the requests the same ADP rank of stage 0 had seen, the
+// pre-schedule pad, the local scheduler (its allocations and chunk sizes
+// stay; its batch is dropped), then rebuild that ADP rank's micro-batch
+// from the local objects (to_scheduler_result: its IDs and last-chunk
+// classification, the local context_chunk_size); then _can_queue and,
+// when queued, prepare_resources and the forward. The last stage samples:
+// the action carries the environment's choices.
 //
 // Recompute pause (correction 4): _executor_loop_pp at 2829508 runs
 // _terminate_recompute_paused_requests and _pause_recompute_paused_requests
@@ -58,37 +146,82 @@ func (sp *Spec) pipelineStart(s *State) {
 // their caches freed (schedulePass) but keep their state, and rank 0's
 // victims are not reset on the later stage either.
 func (sp *Spec) pipelineFollow(s *State, a *Action) {
-	r := a.Rank
-	v := sp.view(s, r)
-	it := &s.Pipeline[v.rank.PipelinePos]
-	for id := uint8(1); id <= it.Arrived; id++ {
-		if v.request(id).State == NotArrived {
-			sp.hit(brStageActivates)
-			sp.activate(v.rank, id)
+	w := sp.Config.adpWidth()
+	stage := sp.Config.stageOf(a.Rank)
+	it := &s.Pipeline[s.Ranks[a.Rank].PipelinePos]
+	for adp := uint8(0); adp < w; adp++ {
+		v := sp.view(s, stage*w+adp)
+		for id := uint8(1); id <= it.Arrived; id++ {
+			if v.request(id).State == NotArrived && sp.Config.template(id).Rank == adp {
+				sp.hit(brStageActivates)
+				sp.activate(v.rank, id)
+			}
 		}
 	}
-	v.schedulePass(sp.Fixes)
-	if s.Crash.Happened {
+	if !sp.padStage(s, stage) {
 		return
 	}
-	v.rank.Batch = it.Batch
-	b := &v.rank.Batch
-	for i := 0; i < int(b.Count); i++ {
-		if e := &b.Entries[i]; e.Kind == ContextChunk {
-			if e.Chunk != v.request(e.ID).ChunkSize {
-				v.hit(brStageChunkDiffers)
+	for adp := uint8(0); adp < w; adp++ {
+		v := sp.view(s, stage*w+adp)
+		v.schedulePass(sp.Fixes)
+		if s.Crash.Happened {
+			return
+		}
+		v.rank.Batch = *it.batch(adp)
+		b := &v.rank.Batch
+		setDummyIncarnation(b, v.request(dummyID).Incarnation)
+		for i := 0; i < int(b.Count); i++ {
+			if e := &b.Entries[i]; e.Kind == ContextChunk {
+				if e.Chunk != v.request(e.ID).ChunkSize {
+					v.hit(brStageChunkDiffers)
+				}
+				e.Chunk = v.request(e.ID).ChunkSize
 			}
-			e.Chunk = v.request(e.ID).ChunkSize
 		}
 	}
-	sp.pipelineForward(s, r, a)
+	sp.pipelineRun(s, stage, a)
 }
 
-// pipelineForward runs the adopted micro-batch on stage r: inflight IDs,
-// _handle_dynamic_draft_len, prepare_resources (the draft pool on the last
-// stage), the forward and _update_request_states; the last stage records
-// the sample state in the iteration.
-func (sp *Spec) pipelineForward(s *State, r uint8, a *Action) {
+// pipelineRun is the rest of a stage's iteration once every ADP rank holds
+// its micro-batch: with attention DP, _can_queue (an empty ADP batch
+// vetoes the stage, and every stage sees the same batch sizes), and on a
+// veto _revert_gen_alloc (not before PR #13104: PreFixNoVetoRevert) with
+// the micro-batch skipped; otherwise pipelineForward on each ADP rank.
+func (sp *Spec) pipelineRun(s *State, stage uint8, a *Action) {
+	w := sp.Config.adpWidth()
+	it := &s.Pipeline[s.Ranks[stage*w].PipelinePos]
+	if sp.Config.AttentionDP && !it.Vetoed {
+		for adp := uint8(0); adp < w; adp++ {
+			it.Vetoed = it.Vetoed || it.batch(adp).Count == 0
+		}
+	}
+	for adp := uint8(0); adp < w; adp++ {
+		r := stage*w + adp
+		v := sp.view(s, r)
+		if it.Vetoed {
+			if v.rank.Batch.Count > 0 {
+				sp.hit(brVeto)
+			}
+			if !v.cfg.PreFixes.Has(PreFixNoVetoRevert) {
+				v.revertGenAlloc()
+			}
+			v.rank.Batch = Batch{}
+			v.rank.Phase = PhaseForwarded
+			continue
+		}
+		if !sp.pipelineForward(s, r, adp, a) {
+			return
+		}
+	}
+	it.Forwarded |= 1 << stage
+}
+
+// pipelineForward runs the adopted micro-batch on rank r (ADP rank adp of
+// its stage): inflight IDs, _handle_dynamic_draft_len, prepare_resources
+// (the draft pool on the last stage), the forward and
+// _update_request_states; the last stage records the sample state in the
+// iteration. It reports whether the forward ran (no raise).
+func (sp *Spec) pipelineForward(s *State, r, adp uint8, a *Action) bool {
 	v := sp.view(s, r)
 	it := &s.Pipeline[v.rank.PipelinePos]
 	b := &v.rank.Batch
@@ -100,77 +233,86 @@ func (sp *Spec) pipelineForward(s *State, r uint8, a *Action) {
 	v.padDynamicDraftLen(b)
 	v.prepareDraftResources(sp.Fixes)
 	if s.Crash.Happened || !v.copyBatchBlockOffsets(b) {
-		return
+		return false
 	}
 	if sp.Config.isLastStage(r) && a != nil {
-		v.recordSample(&it.Batch, a)
+		v.recordSample(it.batch(adp), a)
 	}
 	v.updateRequestStates(b)
-	it.Forwarded |= 1 << r
 	v.rank.Batch = Batch{}
 	v.rank.Phase = PhaseForwarded
+	return true
 }
 
 // rank0HandleCount is Stage 2 and 3 of _executor_loop_pp on rank 0 in
 // the default synchronous relay: at the end of iteration i rank 0 blocks on
 // the sample state of the micro-batch of iteration i-(P-1)
 // (_ring_broadcast_sample_state) and then handles its response queue,
-// which holds exactly that batch. It returns the count and whether rank 0
-// can go on (false: the last stage has not sampled that batch yet).
+// which holds exactly that batch (none when it was skipped). It returns the
+// count and whether rank 0 can go on (false: the last stage has not
+// sampled that batch yet).
 func (sp *Spec) rank0HandleCount(s *State) (uint8, bool) {
-	t := int(s.Ranks[0].PipelinePos) - (int(sp.Config.Ranks) - 1)
+	stages := sp.Config.stages()
+	t := int(s.Ranks[0].PipelinePos) - (int(stages) - 1)
 	if t < 0 {
 		return 0, true
 	}
 	it := &s.Pipeline[t]
-	if it.Batch.Count == 0 || it.Handled&1 != 0 {
+	if !it.executed() || it.Handled&1 != 0 {
 		return 0, true
 	}
-	last := uint8(1) << (sp.Config.Ranks - 1)
+	last := uint8(1) << (stages - 1)
 	return 1, it.Forwarded&last != 0
 }
 
-// pipelineHandle ends stage r's iteration: _handle_executed_batch on the
-// count oldest executed batches it has not handled (rank 0 chooses the
-// count; the others repeat rank 0's): _update_requests,
-// _update_v2_context_resources, _handle_responses, update_resources and
-// _remove_inflight_ids.
+// pipelineHandle ends a stage's iteration on each of its ADP ranks:
+// _handle_executed_batch on the count oldest executed batches it has not
+// handled (rank 0 chooses the count; the others repeat rank 0's):
+// _update_requests, _update_v2_context_resources, _handle_responses,
+// update_resources and _remove_inflight_ids.
 func (sp *Spec) pipelineHandle(s *State, a *Action) {
-	r := a.Rank
-	v := sp.view(s, r)
-	pos := v.rank.PipelinePos
-	if r == 0 {
+	w := sp.Config.adpWidth()
+	stage := sp.Config.stageOf(a.Rank)
+	pos := s.Ranks[a.Rank].PipelinePos
+	if stage == 0 {
 		s.Pipeline[pos].HandleCount = a.Count + 1
 	}
 	left := int(a.Count)
 	for i := 0; i < int(s.PipelineLen) && left > 0; i++ {
 		it := &s.Pipeline[i]
-		if it.Batch.Count == 0 || it.Handled&(1<<r) != 0 {
+		if !it.executed() || it.Handled&(1<<stage) != 0 {
 			continue
 		}
-		b := it.Batch
-		v.hit(brStageHandles)
-		v.applySample(&b)
-		v.updateV2ContextResources(&b, sp.Fixes)
-		if s.Crash.Happened {
-			return
-		}
-		v.handleResponses()
-		v.updateAllResources(&b)
-		if s.Crash.Happened {
-			return
-		}
-		for j := 0; j < int(b.Count); j++ {
-			if e := &b.Entries[j]; e.Kind == GenerationStep || e.Last {
-				v.request(e.ID).Flags &^= requestFlagInflight
+		for adp := uint8(0); adp < w; adp++ {
+			v := sp.view(s, stage*w+adp)
+			b := *it.batch(adp)
+			setDummyIncarnation(&b, v.request(dummyID).Incarnation)
+			v.hit(brStageHandles)
+			v.applySample(&b)
+			v.updateV2ContextResources(&b, sp.Fixes)
+			if s.Crash.Happened {
+				return
+			}
+			v.handleResponses()
+			v.updateAllResources(&b)
+			if s.Crash.Happened {
+				return
+			}
+			for j := 0; j < int(b.Count); j++ {
+				if e := &b.Entries[j]; e.Kind == GenerationStep || e.Last {
+					v.request(e.ID).Flags &^= requestFlagInflight
+				}
 			}
 		}
-		it.Handled |= 1 << r
+		it.Handled |= 1 << stage
 		left--
 	}
-	s.Pipeline[pos].Done |= 1 << r
-	v.rank.PipelinePos++
-	v.rank.Phase = PhaseIdle
+	s.Pipeline[pos].Done |= 1 << stage
+	for adp := uint8(0); adp < w; adp++ {
+		rank := &s.Ranks[stage*w+adp]
+		rank.PipelinePos++
+		rank.Phase = PhaseIdle
+	}
 	sp.retireFinishedIterations(s)
 }
 
@@ -178,10 +320,10 @@ func (sp *Spec) pipelineHandle(s *State, a *Action) {
 // finished and whose batch every stage handled, keeping the state
 // canonical (positions are relative to the oldest live iteration).
 func (sp *Spec) retireFinishedIterations(s *State) {
-	all := uint8(1)<<sp.Config.Ranks - 1
+	all := uint8(1)<<sp.Config.stages() - 1
 	for s.PipelineLen > 0 {
 		it := &s.Pipeline[0]
-		if it.Done != all || (it.Batch.Count > 0 && it.Handled != all) {
+		if it.Done != all || (it.executed() && it.Handled != all) {
 			return
 		}
 		copy(s.Pipeline[:], s.Pipeline[1:s.PipelineLen])
@@ -193,16 +335,18 @@ func (sp *Spec) retireFinishedIterations(s *State) {
 	}
 }
 
-// pipelineActions appends the pipeline loop's enabled actions.
+// pipelineActions appends the pipeline loop's enabled actions, one per
+// stage (on the stage's first rank: its ADP ranks move together).
 func (sp *Spec) pipelineActions(s *State, out []Action) []Action {
-	stages := sp.Config.Ranks
-	for r := uint8(0); r < stages; r++ {
+	stages, w := sp.Config.stages(), sp.Config.adpWidth()
+	for stage := uint8(0); stage < stages; stage++ {
+		r := stage * w
 		rank := &s.Ranks[r]
 		pos := rank.PipelinePos
 		switch rank.Phase {
 		case PhaseIdle:
-			if r == 0 {
-				if s.PipelineLen < stages && sp.hasActiveRequests(rank) {
+			if stage == 0 {
+				if s.PipelineLen < stages && sp.stageHasActiveRequests(s, 0) {
 					out = append(out, Action{Kind: ActSchedule, Rank: 0})
 				}
 				continue
@@ -211,16 +355,16 @@ func (sp *Spec) pipelineActions(s *State, out []Action) []Action {
 				continue
 			}
 			it := &s.Pipeline[pos]
-			if it.Batch.Count > 0 && it.Forwarded&(1<<(r-1)) == 0 {
+			if it.executed() && it.Forwarded&(1<<(stage-1)) == 0 {
 				continue
 			}
-			if sp.Config.isLastStage(r) && it.Batch.Count > 0 {
-				out = sp.forwardChoices(&it.Batch, r, out)
+			if sp.Config.isLastStage(r) && it.executed() {
+				out = sp.forwardChoicesFor(r, out, &it.Batch, &it.PeerBatch)
 			} else {
 				out = append(out, Action{Kind: ActForward, Rank: r})
 			}
 		case PhaseForwarded:
-			if r == 0 {
+			if stage == 0 {
 				count, ready := sp.rank0HandleCount(s)
 				if ready {
 					out = append(out, Action{Kind: ActHandle, Rank: 0, Count: count})
@@ -233,4 +377,41 @@ func (sp *Spec) pipelineActions(s *State, out []Action) []Action {
 		}
 	}
 	return out
+}
+
+// stageHasActiveRequests reports whether any ADP rank of the stage has an
+// active request.
+func (sp *Spec) stageHasActiveRequests(s *State, stage uint8) bool {
+	w := sp.Config.adpWidth()
+	for adp := uint8(0); adp < w; adp++ {
+		if sp.hasActiveRequests(&s.Ranks[stage*w+adp]) {
+			return true
+		}
+	}
+	return false
+}
+
+// servesRequest reports whether rank r holds request id: the rank it is
+// routed to, or under pipeline parallelism every stage's rank of the ADP
+// rank it is routed to (every stage, without attention DP).
+func (c *Config) servesRequest(r, id uint8) bool {
+	route := c.template(id).Rank
+	if c.Loop == PipelineLoop {
+		return r%c.adpWidth() == route
+	}
+	return r == route
+}
+
+// setDummyIncarnation sets the incarnation of b's dummy entry. A
+// micro-batch travels the pipeline as request IDs, and each stage rebuilds
+// it from its own objects (to_scheduler_result), so the iteration record
+// keeps the dummy entry with incarnation 0 and each stage adopts it as its
+// own live dummy; dummies on different stages are numbered independently
+// (canonicalizeDummyIncarnations).
+func setDummyIncarnation(b *Batch, incarnation uint8) {
+	for i := 0; i < int(b.Count); i++ {
+		if b.Entries[i].ID == dummyID {
+			b.Entries[i].Incarnation = incarnation
+		}
+	}
 }

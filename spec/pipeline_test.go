@@ -119,7 +119,7 @@ func TestPipelineInflightOnlyForLastChunks(t *testing.T) {
 	v := sp.view(s, 0)
 	v.rank.Batch = b
 	v.rank.Phase = PhaseIdle
-	sp.pipelineForward(s, 0, nil)
+	sp.pipelineForward(s, 0, 0, nil)
 	if s.Ranks[0].Requests[1].Flags&requestFlagInflight == 0 {
 		t.Fatal("a last chunk did not mark its request inflight")
 	}

@@ -27,7 +27,7 @@ var scenarioOrder = []string{
 	"pp-history-capacity", "pp-stage-divergence",
 	// Historical TensorRT-LLM bugs, each put back with its pre-fix switch
 	// (pre_fix) and checked against the fix that took it out.
-	"adp-veto-growth", "adp-dummy-none", "adp-draft-dummy-slot", "adp-empty-batch-veto",
+	"adp-veto-growth", "pp-adp-veto-growth", "adp-dummy-none", "adp-draft-dummy-slot", "adp-empty-batch-veto",
 	// Coverage scenarios: small configurations that reach the mechanisms
 	// the others leave alone (docs/soundness.md).
 	"eviction-ladder", "host-tier-eviction", "paired-draft-reuse", "overlap-two-ranks", "adp-veto-generation",

@@ -44,6 +44,8 @@ var scenarioPins = []struct {
 	{"pp-stage-divergence", []Fix{FixEqualStagePools}, 5418, 8186, true, "", 0, ""},
 	{"adp-veto-growth", nil, 513, 794, false, InvPageIndexRow, 32, "rank 1 target pool request 2: capacity 10 tokens needs 3 pages, a page-index row holds 2"},
 	{"adp-veto-growth", []Fix{FixRevertOnVeto}, 1032, 1640, true, "", 0, ""},
+	{"pp-adp-veto-growth", nil, 181, 259, false, InvRecordsCleared, 16, "rank 1 target pool request 3: _allocated_draft_lens holds 1 draft slots, but no batch awaiting update_resources holds the request"},
+	{"pp-adp-veto-growth", []Fix{FixRevertOnVeto}, 5877, 8819, true, "", 0, ""},
 	{"adp-dummy-none", nil, 198, 307, false, InvNoCrash, 24, "rank 0 target pool request 0: _pad_attention_dp_dummy_request raised TypeError: 'NoneType' object is not subscriptable (add_dummy_requests returned None for request 0)"},
 	{"adp-dummy-none", []Fix{FixCheckDummyNone}, 1416, 2294, true, "", 0, ""},
 	{"adp-draft-dummy-slot", nil, 278, 407, false, InvNoCrash, 27, "rank 0 draft pool request 0: _prepare_draft_resources raised RuntimeError: Draft KV cache mirror exhausted its IndexMapper on generation request 0"},

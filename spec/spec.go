@@ -193,12 +193,25 @@ func (sp *Spec) hasActiveRequests(rank *Rank) bool {
 // entry and, with EarlyFinish, whether it ends at EOS. Dummies get no
 // choice (their sample is discarded).
 func (sp *Spec) forwardChoices(b *Batch, r uint8, out []Action) []Action {
-	var gens [MaxBatch]uint8
+	return sp.forwardChoicesFor(r, out, b, nil)
+}
+
+// forwardChoicesFor is forwardChoices for the batches of one forward
+// action (under pipeline parallelism with attention DP, a last stage's two
+// ADP ranks sample together; peer may be nil). Request IDs are unique
+// across ranks, so one choice per ID covers both.
+func (sp *Spec) forwardChoicesFor(r uint8, out []Action, b, peer *Batch) []Action {
+	var gens [2 * MaxBatch]uint8
 	n := 0
-	for i := 0; i < int(b.Count); i++ {
-		if e := b.Entries[i]; e.Kind == GenerationStep && e.ID != dummyID {
-			gens[n] = e.ID
-			n++
+	for _, bb := range [2]*Batch{b, peer} {
+		if bb == nil {
+			continue
+		}
+		for i := 0; i < int(bb.Count); i++ {
+			if e := bb.Entries[i]; e.Kind == GenerationStep && e.ID != dummyID {
+				gens[n] = e.ID
+				n++
+			}
 		}
 	}
 	base := Action{Kind: ActForward, Rank: r}
@@ -305,7 +318,7 @@ func (sp *Spec) allFinished(s *State) bool {
 	}
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		for id := 1; id <= len(sp.Config.Requests); id++ {
-			if sp.Config.Requests[id-1].Rank != r && sp.Config.Loop != PipelineLoop {
+			if !sp.Config.servesRequest(r, uint8(id)) {
 				continue
 			}
 			if s.Ranks[r].Requests[id].State != Finished {

@@ -222,12 +222,20 @@ type Crash struct {
 // sees it: the micro-batch rank 0 scheduled (possibly empty) and how many
 // executed batches rank 0 handled at its end, which every stage repeats.
 type PipelineIteration struct {
-	Batch Batch
-	// Forwarded has bit r set once stage r ran the micro-batch.
+	// Batch is the micro-batch the first stage's (first) ADP rank
+	// scheduled; PeerBatch is ADP rank 1's under pipeline parallelism with
+	// attention DP (StageADPRanks 2), each rebuilt by the same ADP rank of
+	// every later stage.
+	Batch, PeerBatch Batch
+	// Vetoed says _can_queue's allgather found an empty ADP batch: every
+	// stage reverts its growth and skips the micro-batch
+	// (micro_batches[id] = None), so nothing is executed or handled.
+	Vetoed bool
+	// Forwarded has bit s set once stage s ran the micro-batch.
 	Forwarded uint8
-	// Handled has bit r set once rank r handled the executed batch.
+	// Handled has bit s set once stage s handled the executed batch.
 	Handled uint8
-	// Done has bit r set once rank r finished the iteration.
+	// Done has bit s set once stage s finished the iteration.
 	Done uint8
 	// HandleCount is the number of executed batches handled at the end of
 	// the iteration, plus one (0: rank 0 has not decided yet).
