@@ -65,10 +65,10 @@ func (sp *Spec) pendingIDs(s *State, r uint8) uint16 {
 	}
 	add(&rank.Previous)
 	stage, adp := sp.Config.stageOf(r), r%sp.Config.adpWidth()
-	for i := 0; i < int(s.PipelineLen); i++ {
+	for i := uint8(0); i < s.PipelineLen; i++ {
 		// A vetoed micro-batch is skipped: no update_resources awaits it.
 		if it := &s.Pipeline[i]; it.Handled&(1<<stage) == 0 && !it.Vetoed {
-			add(it.batch(adp))
+			add(sp.microBatch(s, i, adp))
 		}
 	}
 	for id := range rank.Requests {

@@ -184,12 +184,12 @@ var GoalVetoedMicroBatchGeneration = defineGoal(GoalDef{
 	Name: "vetoed-micro-batch-generation",
 	Doc:  "a vetoed pipeline micro-batch carried a generation request (pipeline parallelism with attention DP)",
 	Reached: func(sp *Spec, s *State) bool {
-		for i := 0; i < int(s.PipelineLen); i++ {
-			it := &s.Pipeline[i]
-			if !it.Vetoed {
+		for i := uint8(0); i < s.PipelineLen; i++ {
+			if !s.Pipeline[i].Vetoed {
 				continue
 			}
-			for _, b := range [2]*Batch{&it.Batch, &it.PeerBatch} {
+			for adp := uint8(0); adp < sp.Config.adpWidth(); adp++ {
+				b := sp.microBatch(s, i, adp)
 				for j := 0; j < int(b.Count); j++ {
 					if e := b.Entries[j]; e.Kind == GenerationStep && e.ID != dummyID {
 						return true

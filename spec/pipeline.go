@@ -63,19 +63,20 @@ func (c *Config) stageOf(r uint8) uint8 { return r / c.adpWidth() }
 // isLastStage reports whether rank r is on the last pipeline stage.
 func (c *Config) isLastStage(r uint8) bool { return c.stageOf(r) == c.stages()-1 }
 
-// batch is the micro-batch of the first stage's ADP rank adp.
-func (it *PipelineIteration) batch(adp uint8) *Batch {
-	if adp == 0 {
-		return &it.Batch
-	}
-	return &it.PeerBatch
+// microBatch is the micro-batch of the first stage's ADP rank adp in
+// pipeline iteration i: ADP rank 1's lives in the record stages places
+// further on (stages x 2 ranks fit MaxRanks, and at most stages
+// iterations are live).
+func (sp *Spec) microBatch(s *State, i, adp uint8) *Batch {
+	return &s.Pipeline[int(i)+int(adp)*int(sp.Config.stages())].Batch
 }
 
 // executed reports whether the iteration's micro-batch ran (was queued and
 // not empty), so its sample state travels the ring and every stage
-// handles it.
+// handles it. A queued iteration under attention DP has no empty ADP
+// batch, so rank 0's tells.
 func (it *PipelineIteration) executed() bool {
-	return !it.Vetoed && (it.Batch.Count > 0 || it.PeerBatch.Count > 0)
+	return !it.Vetoed && it.Batch.Count > 0
 }
 
 // padStage is, with attention DP, the start of a stage's iteration on
@@ -108,7 +109,8 @@ func (sp *Spec) padStage(s *State, stage uint8) bool {
 // (last context chunks and generation requests), prepare_resources and
 // the forward with _update_request_states.
 func (sp *Spec) pipelineStart(s *State) {
-	it := &s.Pipeline[s.PipelineLen]
+	i := s.PipelineLen
+	it := &s.Pipeline[i]
 	*it = PipelineIteration{Arrived: s.Arrived}
 	s.PipelineLen++
 	if !sp.padStage(s, 0) {
@@ -120,8 +122,9 @@ func (sp *Spec) pipelineStart(s *State) {
 		if s.Crash.Happened {
 			return
 		}
-		*it.batch(a) = v.rank.Batch
-		setDummyIncarnation(it.batch(a), 0)
+		b := sp.microBatch(s, i, a)
+		*b = v.rank.Batch
+		setDummyIncarnation(b, 0)
 	}
 	sp.pipelineRun(s, 0, nil)
 }
@@ -148,7 +151,8 @@ func (sp *Spec) pipelineStart(s *State) {
 func (sp *Spec) pipelineFollow(s *State, a *Action) {
 	w := sp.Config.adpWidth()
 	stage := sp.Config.stageOf(a.Rank)
-	it := &s.Pipeline[s.Ranks[a.Rank].PipelinePos]
+	pos := s.Ranks[a.Rank].PipelinePos
+	it := &s.Pipeline[pos]
 	for adp := uint8(0); adp < w; adp++ {
 		v := sp.view(s, stage*w+adp)
 		for id := uint8(1); id <= it.Arrived; id++ {
@@ -167,7 +171,7 @@ func (sp *Spec) pipelineFollow(s *State, a *Action) {
 		if s.Crash.Happened {
 			return
 		}
-		v.rank.Batch = *it.batch(adp)
+		v.rank.Batch = *sp.microBatch(s, pos, adp)
 		b := &v.rank.Batch
 		setDummyIncarnation(b, v.request(dummyID).Incarnation)
 		for i := 0; i < int(b.Count); i++ {
@@ -189,10 +193,11 @@ func (sp *Spec) pipelineFollow(s *State, a *Action) {
 // the micro-batch skipped; otherwise pipelineForward on each ADP rank.
 func (sp *Spec) pipelineRun(s *State, stage uint8, a *Action) {
 	w := sp.Config.adpWidth()
-	it := &s.Pipeline[s.Ranks[stage*w].PipelinePos]
+	pos := s.Ranks[stage*w].PipelinePos
+	it := &s.Pipeline[pos]
 	if sp.Config.AttentionDP && !it.Vetoed {
 		for adp := uint8(0); adp < w; adp++ {
-			it.Vetoed = it.Vetoed || it.batch(adp).Count == 0
+			it.Vetoed = it.Vetoed || sp.microBatch(s, pos, adp).Count == 0
 		}
 	}
 	for adp := uint8(0); adp < w; adp++ {
@@ -223,7 +228,7 @@ func (sp *Spec) pipelineRun(s *State, stage uint8, a *Action) {
 // iteration. It reports whether the forward ran (no raise).
 func (sp *Spec) pipelineForward(s *State, r, adp uint8, a *Action) bool {
 	v := sp.view(s, r)
-	it := &s.Pipeline[v.rank.PipelinePos]
+	pos := v.rank.PipelinePos
 	b := &v.rank.Batch
 	for i := 0; i < int(b.Count); i++ {
 		if e := &b.Entries[i]; e.Kind == GenerationStep || e.Last {
@@ -236,7 +241,7 @@ func (sp *Spec) pipelineForward(s *State, r, adp uint8, a *Action) bool {
 		return false
 	}
 	if sp.Config.isLastStage(r) && a != nil {
-		v.recordSample(it.batch(adp), a)
+		v.recordSample(sp.microBatch(s, pos, adp), a)
 	}
 	v.updateRequestStates(b)
 	v.rank.Batch = Batch{}
@@ -278,14 +283,14 @@ func (sp *Spec) pipelineHandle(s *State, a *Action) {
 		s.Pipeline[pos].HandleCount = a.Count + 1
 	}
 	left := int(a.Count)
-	for i := 0; i < int(s.PipelineLen) && left > 0; i++ {
+	for i := uint8(0); i < s.PipelineLen && left > 0; i++ {
 		it := &s.Pipeline[i]
 		if !it.executed() || it.Handled&(1<<stage) != 0 {
 			continue
 		}
 		for adp := uint8(0); adp < w; adp++ {
 			v := sp.view(s, stage*w+adp)
-			b := *it.batch(adp)
+			b := *sp.microBatch(s, i, adp)
 			setDummyIncarnation(&b, v.request(dummyID).Incarnation)
 			v.hit(brStageHandles)
 			v.applySample(&b)
@@ -329,6 +334,12 @@ func (sp *Spec) retireFinishedIterations(s *State) {
 		copy(s.Pipeline[:], s.Pipeline[1:s.PipelineLen])
 		s.PipelineLen--
 		s.Pipeline[s.PipelineLen] = PipelineIteration{}
+		if sp.Config.adpWidth() > 1 {
+			for i := uint8(0); i < s.PipelineLen; i++ {
+				*sp.microBatch(s, i, 1) = *sp.microBatch(s, i+1, 1)
+			}
+			*sp.microBatch(s, s.PipelineLen, 1) = Batch{}
+		}
 		for r := uint8(0); r < sp.Config.Ranks; r++ {
 			s.Ranks[r].PipelinePos--
 		}
@@ -359,7 +370,11 @@ func (sp *Spec) pipelineActions(s *State, out []Action) []Action {
 				continue
 			}
 			if sp.Config.isLastStage(r) && it.executed() {
-				out = sp.forwardChoicesFor(r, out, &it.Batch, &it.PeerBatch)
+				var peer *Batch
+				if w > 1 {
+					peer = sp.microBatch(s, pos, 1)
+				}
+				out = sp.forwardChoicesFor(r, out, &it.Batch, peer)
 			} else {
 				out = append(out, Action{Kind: ActForward, Rank: r})
 			}

@@ -54,7 +54,7 @@ func TestPipelineAttentionDPVeto(t *testing.T) {
 					continue
 				}
 				it := &s.Pipeline[s.Ranks[peer].PipelinePos]
-				if s.Ranks[peer].Phase != PhaseForwarded || !it.Vetoed || !batchHolds(&it.PeerBatch, 3, GenerationStep) {
+				if s.Ranks[peer].Phase != PhaseForwarded || !it.Vetoed || !batchHolds(sp.microBatch(&s, s.Ranks[peer].PipelinePos, 1), 3, GenerationStep) {
 					continue
 				}
 				vetoes++
@@ -187,8 +187,8 @@ request prompt=2 new=2
 	}
 	// Iteration 0: ADP rank 1 has nothing, pads a dummy and schedules it;
 	// the forward's _update_request_states terminates it.
-	it := &s.Pipeline[0]
-	if it.Vetoed || !batchHolds(&it.PeerBatch, dummyID, GenerationStep) || it.PeerBatch.Entries[0].Incarnation != 0 {
+	it, peer := &s.Pipeline[0], sp.microBatch(&s, 0, 1)
+	if it.Vetoed || !batchHolds(peer, dummyID, GenerationStep) || peer.Entries[0].Incarnation != 0 {
 		t.Fatalf("iteration 0: want a queued micro-batch whose ADP rank 1 part is the dummy, recorded with incarnation 0 (rebuilt by ID on each stage)\n%s", sp.Dump(&s))
 	}
 	// Iteration 1: request 1's last chunk is inflight, so ADP rank 0
@@ -197,7 +197,7 @@ request prompt=2 new=2
 	for _, line := range []string{"handle rank=0 count=0", "schedule rank=0"} {
 		step(t, sp, &s, line)
 	}
-	if it := &s.Pipeline[1]; !it.Vetoed || it.Batch.Count != 0 || !batchHolds(&it.PeerBatch, dummyID, GenerationStep) {
+	if it := &s.Pipeline[1]; !it.Vetoed || it.Batch.Count != 0 || !batchHolds(sp.microBatch(&s, 1, 1), dummyID, GenerationStep) {
 		t.Fatalf("iteration 1: want a vetoed micro-batch, empty on ADP rank 0\n%s", sp.Dump(&s))
 	}
 	if !s.Ranks[1].Requests[dummyID].State.isActive() {

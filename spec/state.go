@@ -222,11 +222,12 @@ type Crash struct {
 // sees it: the micro-batch rank 0 scheduled (possibly empty) and how many
 // executed batches rank 0 handled at its end, which every stage repeats.
 type PipelineIteration struct {
-	// Batch is the micro-batch the first stage's (first) ADP rank
-	// scheduled; PeerBatch is ADP rank 1's under pipeline parallelism with
-	// attention DP (StageADPRanks 2), each rebuilt by the same ADP rank of
-	// every later stage.
-	Batch, PeerBatch Batch
+	// Batch is the micro-batch rank 0 scheduled. Under pipeline parallelism
+	// with attention DP (2 stages of 2 ADP ranks) ADP rank 1's micro-batch
+	// is kept in the Batch of the record stages places further on, which
+	// the at most 2 live iterations leave unused (Spec.microBatch), so the
+	// state does not grow for it.
+	Batch Batch
 	// Vetoed says _can_queue's allgather found an empty ADP batch: every
 	// stage reverts its growth and skips the micro-batch
 	// (micro_batches[id] = None), so nothing is executed or handled.
