@@ -176,6 +176,10 @@ func TestDerivation(t *testing.T) {
 			func(c *spec.Config) bool { return c.DraftPool == spec.UnpairedDraftPool && c.MaxDraftLen == 3 }, "max_draft_len: 5"},
 		{"no chunking", "enable_chunked_prefill: false\n" + one,
 			func(c *spec.Config) bool { return !c.ChunkedPrefill && c.MaxNumTokens >= 8 }, "enable_chunked_prefill: false"},
+		{"stages with attention DP", "pipeline_parallel_size: 2\nenable_attention_dp: true\ntensor_parallel_size: 4\n" + two,
+			func(c *spec.Config) bool {
+				return c.Loop == spec.PipelineLoop && c.AttentionDP && c.Ranks == 4 && c.StageADPRanks == 2
+			}, "enable_attention_dp"},
 		{"stages and host", "pipeline_parallel_size: 2\nkv_cache_config:\n  host_cache_size: 1000000\n" +
 			"kvcheck:\n  target_pages: 10\n  stage_target_pages: [10, 9]\n  host_pages: 3\n  requests: [{prompt_pages: 2, new_tokens: 2}]\n",
 			func(c *spec.Config) bool {

@@ -270,6 +270,12 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 		loop = "non-overlap"
 	}
 	switch {
+	case pp > 1 && adp && tp > 1:
+		stages := min(pp, spec.MaxRanks/2)
+		d.emit(ppLine, ppOpt, fmt.Sprintf("%d pipeline stages run PyExecutor._executor_loop_pp, each with its attention-DP ranks", stages), fmt.Sprintf("ranks=%d", 2*stages), "loop=pipeline")
+		d.emit(adpLine, adpOpt, "each first-stage attention-DP rank schedules its own micro-batch; _can_queue vetoes a stage with an empty one", "enable_attention_dp=true")
+		d.emit(tpLine, tpOpt, "2 attention-DP ranks per stage show every interaction between them (kvcheck.ranks does not apply)", "stage_adp_ranks=2")
+		d.emit(olLine, olOpt, "the pipeline loop has its own overlap of micro-batches")
 	case pp > 1:
 		ranks := min(pp, spec.MaxRanks)
 		why := fmt.Sprintf("%d pipeline stages run PyExecutor._executor_loop_pp: rank 0 schedules micro-batches, the others follow", ranks)
