@@ -111,29 +111,6 @@ var GoalOverlapLongGeneration = defineGoal(GoalDef{
 	},
 })
 
-// GoalVetoWithGrownGeneration is reached when the fleet vetoed the forward
-// of a rank whose batch holds a real generation request with grown
-// capacity (_allocated_draft_lens recorded), before _revert_gen_alloc.
-var GoalVetoWithGrownGeneration = defineGoal(GoalDef{
-	Name: "veto-with-grown-generation",
-	Doc:  "the fleet vetoed a batch holding a generation request whose capacity the scheduler grew",
-	Reached: func(sp *Spec, s *State) bool {
-		for r := uint8(0); r < sp.Config.Ranks; r++ {
-			rank := &s.Ranks[r]
-			if rank.Phase != PhaseQueued || rank.CanQueue || !rank.CanQueueThisRank {
-				continue
-			}
-			for i := 0; i < int(rank.Batch.Count); i++ {
-				e := rank.Batch.Entries[i]
-				if e.ID != dummyID && e.Kind == GenerationStep && rank.Pools[Target].Caches[e.ID].AllocatedDraft != 0 {
-					return true
-				}
-			}
-		}
-		return false
-	},
-})
-
 // GoalDisaggGenerated is reached when a disaggregated-generation request
 // generated a token past the one the context server sent.
 var GoalDisaggGenerated = defineGoal(GoalDef{
