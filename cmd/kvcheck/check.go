@@ -29,15 +29,8 @@ type checkOptions struct {
 	json      bool
 	out       string // --out DIR: write each counterexample as a transcript (check_out.go)
 	rewrite   bool   // --rewrite: let --out replace existing transcripts
-	gate      gateMode
-	expect    string    // --expect FILE: verdicts overriding the scenarios' (verdicts.go)
-	coverage  *coverage // --cover: what the run exercised (cover.go); nil without
-	maxMemory string    // --max-memory (memory.go)
-	// interrupt and progress stop the search on SIGINT and report its
-	// progress (interrupt.go, progress.go).
-	interrupt    *interrupter
-	showProgress bool
-	progress     *progressLine
+	runHooks         // --expect, --cover, interrupts and --progress (runhooks.go)
+	maxMemory string // --max-memory (memory.go)
 }
 
 // variant is one scenario checked under one set of fixes.
@@ -145,18 +138,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
 	}
-	if opts.expect != "" {
-		if opts.gate.overrides, err = readExpectations(opts.expect, spec.Scenarios()); err != nil {
-			fmt.Fprintf(stderr, "kvcheck check: --expect: %v\n", err)
-			return exitUsage
-		}
+	if err := opts.start(*cover, stderr); err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
+		return exitUsage
 	}
-	if *cover {
-		opts.coverage = newCoverage()
-	}
-	opts.interrupt = watchInterrupts()
 	defer opts.interrupt.release()
-	opts.progress = newProgress(stderr, opts.showProgress)
 	reports := make([]checkReport, 0, len(variants))
 	for _, v := range variants {
 		if opts.interrupt.stopped() {

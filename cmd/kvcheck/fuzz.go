@@ -26,16 +26,9 @@ type fuzzOptions struct {
 	json      bool
 	out       string // --out DIR: write each shrunk counterexample as a transcript (fuzz_out.go)
 	rewrite   bool   // --rewrite: let --out replace existing transcripts
-	gate      gateMode
-	expect    string    // --expect FILE (verdicts.go)
-	coverage  *coverage // --cover: what the walks exercised (cover.go); nil without
-	// interrupt and progress stop the walks on SIGINT and report their
-	// progress (interrupt.go, progress.go); share is the current variant's
-	// share of the --time budget.
-	interrupt    *interrupter
-	showProgress bool
-	progress     *progressLine
-	share        time.Duration
+	runHooks         // --expect, --cover, interrupts and --progress (runhooks.go)
+	// share is the current variant's share of the --time budget.
+	share time.Duration
 }
 
 // fuzzReport is one line of `kvcheck fuzz --json`: the keys of `kvcheck
@@ -128,18 +121,11 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "kvcheck fuzz: seed %d, %d worker(s), %s, %s walks\n",
 			opts.seed, opts.workers, budgetText(opts), walkKind(opts.swarm))
 	}
-	if opts.expect != "" {
-		if opts.gate.overrides, err = readExpectations(opts.expect, spec.Scenarios()); err != nil {
-			fmt.Fprintf(stderr, "kvcheck fuzz: --expect: %v\n", err)
-			return exitUsage
-		}
+	if err := opts.start(*cover, stderr); err != nil {
+		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
+		return exitUsage
 	}
-	if *cover {
-		opts.coverage = newCoverage()
-	}
-	opts.interrupt = watchInterrupts()
 	defer opts.interrupt.release()
-	opts.progress = newProgress(stderr, opts.showProgress)
 	deadline := time.Now().Add(opts.duration)
 	var failed []fuzzReport
 	var reports []checkReport

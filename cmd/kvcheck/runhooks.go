@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+// runHooks is what check and fuzz both set up before their variants: the
+// verdicts the gate expects (--expect), the coverage sink (--cover), the
+// interrupt watcher and the progress line (interrupt.go, progress.go).
+type runHooks struct {
+	gate         gateMode
+	expect       string    // --expect FILE: verdicts overriding the scenarios' (verdicts.go)
+	coverage     *coverage // --cover: what the run exercised (cover.go); nil without
+	interrupt    *interrupter
+	showProgress bool
+	progress     *progressLine
+}
+
+// start reads --expect, makes the coverage sink when cover is set, then
+// starts watching for SIGINT and SIGTERM and the progress line. On success
+// the caller defers h.interrupt.release().
+func (h *runHooks) start(cover bool, stderr io.Writer) error {
+	if h.expect != "" {
+		overrides, err := readExpectations(h.expect, spec.Scenarios())
+		if err != nil {
+			return fmt.Errorf("--expect: %v", err)
+		}
+		h.gate.overrides = overrides
+	}
+	if cover {
+		h.coverage = newCoverage()
+	}
+	h.interrupt = watchInterrupts()
+	h.progress = newProgress(stderr, h.showProgress)
+	return nil
+}
