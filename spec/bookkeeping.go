@@ -43,6 +43,7 @@ func (sp *Spec) bookkeepingInvariants() []model.Invariant[State] {
 			Doc:   "a context request's cursors are 0 when its target cache is gone (rewind_context_after_cache_drop) and equal the target history once the cache was resumed and settled (_settle_context_cursor, update_context_resources); a generating request's target history is max_beam_num_tokens - 1 (update_resources)",
 			Check: sp.checkCursorAgreement,
 		},
+		sp.tokenInvariant(),
 	}
 }
 

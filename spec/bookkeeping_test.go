@@ -251,7 +251,7 @@ func TestBookkeepingSkipsCrashedStates(t *testing.T) {
 		t.Fatal("setup: the abandoned growth does not break the reservation")
 	}
 	s.crash(0, Target, 1, FnUpdateResources, ErrGenerationUpdate, 0)
-	for _, name := range []string{InvBatchLimits, InvRecordsCleared, InvReservation, InvCursorAgreement} {
+	for _, name := range []string{InvBatchLimits, InvRecordsCleared, InvReservation, InvCursorAgreement, InvTokenAccounting} {
 		if f := failuresOf(sp, &s)[name]; f != "" {
 			t.Errorf("%s reports a crashed state: %s", name, f)
 		}

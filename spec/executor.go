@@ -53,6 +53,7 @@ func (sp *Spec) receiveKV(s *State, a *Action) {
 	sp.hit(brDisaggReceived)
 	r.State = GenerationInProgress
 	r.NumTokens = r.Prompt + 1
+	r.Produced = 1 // the context server's forward produced the first token
 	r.DraftLen = uint8(sp.Config.MaxDraftLen)
 	if int(r.NumTokens) >= int(r.Prompt)+int(sp.Config.template(a.ID).MaxNewTokens) {
 		sp.hit(brDisaggCompleteAtKV)

@@ -241,7 +241,14 @@ func (sp *Spec) pipelineForward(s *State, r, adp uint8, a *Action) bool {
 		return false
 	}
 	if sp.Config.isLastStage(r) && a != nil {
-		v.recordSample(sp.microBatch(s, pos, adp), a)
+		mb := sp.microBatch(s, pos, adp)
+		v.recordSample(mb, a)
+		// Every stage's request objects take the sample state the last
+		// stage broadcasts (_ring_broadcast_sample_state).
+		w := sp.Config.adpWidth()
+		for stage := uint8(0); stage+1 < sp.Config.stages(); stage++ {
+			sp.view(s, stage*w+adp).produceTokens(mb)
+		}
 	}
 	v.updateRequestStates(b)
 	v.rank.Batch = Batch{}

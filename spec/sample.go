@@ -116,6 +116,7 @@ func (v rankView) recordSample(b *Batch, a *Action) {
 		e.Accepted = a.Accepted[e.ID]
 		e.EOS = a.EOS&(1<<e.ID) != 0
 	}
+	v.produceTokens(b)
 }
 
 // handleResponses is PyExecutor._handle_responses: finished requests and

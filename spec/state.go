@@ -99,6 +99,14 @@ type Request struct {
 	ChunkSize uint8
 	// Flags holds requestFlag* bits.
 	Flags uint8
+	// Produced is a ghost count, not a field of the real object: the
+	// tokens the forwards that ran this request produced (the first token
+	// of a finished prompt, 1 + accepted drafts per generation step, the
+	// context server's first token of a disaggregated request), counted
+	// where the forward records its sample state, apart from the sampler's
+	// update of NumTokens. tokens-accounted compares the two
+	// (token_accounting.go).
+	Produced uint8
 }
 
 const (
