@@ -188,7 +188,7 @@ func (sp *Spec) checkCursorAgreement(s *State) *model.Failure {
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		v := s.view(&sp.Config, r)
 		pending := sp.pendingIDs(s, r)
-		for id := uint8(1); id < MaxIDs; id++ {
+		for id := uint8(1); int(id) <= len(sp.Config.Requests); id++ {
 			req := v.request(id)
 			if pending&(1<<id) != 0 {
 				continue

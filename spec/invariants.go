@@ -125,7 +125,12 @@ func (sp *Spec) eachCache(s *State, f func(v rankView, p PoolKind, id uint8, c *
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		v := s.view(&sp.Config, r)
 		for p := Target; p < numPools; p++ {
-			for id := uint8(0); id < MaxIDs; id++ {
+			if !sp.Config.hasPool(r, p) {
+				continue
+			}
+			// Only the dummy's ID (0) and the configured requests' IDs
+			// ever hold a cache.
+			for id := uint8(0); int(id) <= len(sp.Config.Requests); id++ {
 				c := v.cache(p, id)
 				if c.Status == Absent {
 					continue
