@@ -81,10 +81,15 @@ bench-spin:
 # bench-scale: adp-dummy-leak scaled from 2 ranks x 4 requests to 3 x 8,
 # states, time, states per CPU second and peak bytes per state of each (not
 # in CI; BENCH_SIZES and BENCH_LIMIT narrow or widen it).
+# BENCH_LAYOUT=symmetric gives every rank the same requests, and
+# BENCH_SYMMETRY=off,on checks each size without and with symmetry
+# reduction (docs/engine.md, "Symmetry reduction").
 BENCH_SIZES ?= 2x4,2x5,2x6,3x4,3x5,3x6,3x7,3x8
 BENCH_LIMIT ?= 10m
+BENCH_LAYOUT ?= modulo
+BENCH_SYMMETRY ?= off,on
 bench-scale:
-	$(GO) run ./cmd/benchscale -sizes $(BENCH_SIZES) -limit $(BENCH_LIMIT)
+	$(GO) run ./cmd/benchscale -sizes $(BENCH_SIZES) -limit $(BENCH_LIMIT) -layout $(BENCH_LAYOUT) -symmetry $(BENCH_SYMMETRY)
 
 # mutate: mutation testing of spec/ and model/ with their own unit tests
 # (github.com/go-gremlins/gremlins, fetched from the Go module proxy; not in

@@ -52,6 +52,12 @@ type Options struct {
 	// stops with Result.OutOfMemory. It also sets the Go runtime's soft
 	// memory limit for the duration of the check. 0 means unbounded.
 	MaxMemory int64
+	// Symmetry stores one state per orbit of the spec's symmetry, when the
+	// spec implements Symmetric and has one (symmetry.go): same verdicts,
+	// invariants, goals and shortest counterexample lengths, fewer states;
+	// counterexamples stay concrete runs of the spec. With Liveness, a
+	// livelock's cycle is found among the concrete states (liveness_lasso.go).
+	Symmetry bool
 	// SpillDir is where the disk queue's file goes ("" = os.TempDir()).
 	SpillDir string
 	// Stop, when set, is called before each round of expansion (a few
@@ -119,6 +125,10 @@ type Result[A any] struct {
 	// OutOfMemory is true when the search stopped because it would have
 	// passed Options.MaxMemory (the result is then incomplete).
 	OutOfMemory bool
+	// Symmetric is true when the search stored one state per orbit of the
+	// spec's symmetry (Options.Symmetry and a spec with one): States then
+	// counts orbits.
+	Symmetric bool
 	// Interrupted is true when Options.Stop ended the search.
 	Interrupted bool
 	// Err is the I/O error of the disk queue that stopped the search, if
@@ -173,6 +183,7 @@ func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 		Goals:       make([]GoalResult, len(s.goals)),
 		OutOfMemory: s.outOfMemory,
 		Interrupted: s.interrupted,
+		Symmetric:   s.sym != nil,
 		Err:         s.err,
 		Usage: Usage{
 			SpilledBytes:   s.frontier.spilled + s.next.spilled,

@@ -165,7 +165,7 @@ func (s *search[S, A]) exploreTrapped(st S, trapped bitset, progress Progressor[
 			fp := s.fingerprint(&next)
 			id, seen := ids[fp]
 			if !seen {
-				idx, ok := s.visited.lookup(fp)
+				idx, ok := s.visited.lookup(s.canonicalFingerprint(&next))
 				if !ok || !trapped.has(idx) || len(g.out) >= maxLassoStates {
 					continue
 				}

@@ -59,6 +59,9 @@ type search[S, A any] struct {
 	reported    map[violationKey]bool
 
 	live *liveness // the transition graph, when opts.Liveness is set
+	// sym canonicalizes states (symmetry.go), when opts.Symmetry is set
+	// and the spec has a symmetry.
+	sym Symmetric[S]
 }
 
 // statesPerWorker is how many frontier states each worker expands per round.
@@ -141,6 +144,7 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 		visited:    newVisitedSet(opts.Liveness),
 		workers:    make([]*worker[S, A], max(1, opts.Workers)),
 		reported:   make(map[violationKey]bool),
+		sym:        symmetryOf(spec, opts),
 	}
 	if len(s.goals) > maxGoals {
 		panic(fmt.Sprintf("model: a spec has at most %d goals, this one %d", maxGoals, len(s.goals)))
@@ -164,6 +168,7 @@ func (s *search[S, A]) run() {
 	defer s.frontier.close()
 	defer s.next.close()
 	init := s.spec.Initial()
+	s.canonicalize(&init)
 	fp := s.spec.Fingerprint(&init)
 	s.visited.insert(fp, 0)
 	s.links.grow(1)
@@ -312,6 +317,7 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 	w.succEnc, w.succEnds = w.succEnc[:0], w.succEnds[:0]
 	for k, a := range w.actions {
 		w.successors[k] = s.spec.Next(st, a)
+		s.canonicalize(&w.successors[k])
 		if s.codec.bytesFP {
 			start := len(w.succEnc)
 			w.succEnc = s.codec.appendEncoded(w.succEnc, &w.successors[k])
@@ -565,10 +571,10 @@ func (s *search[S, A]) record(failures []InvariantFailure, idx uint32) (stop boo
 			continue
 		}
 		s.reported[key] = true
-		trace := s.traceTo(idx)
+		trace, message := s.violationTrace(f, idx)
 		s.violations = append(s.violations, Violation[A]{
 			Invariant: f.Invariant,
-			Message:   f.Message,
+			Message:   message,
 			Group:     f.Group,
 			Trace:     trace,
 			Depth:     len(trace),

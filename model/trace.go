@@ -33,6 +33,10 @@ func Replay[S, A any](spec Spec[S, A], trace []A) ([]S, error) {
 // stored state idx, rebuilt by re-executing from the initial state the
 // action positions parentLinks recorded (as TLC rebuilds its traces).
 func (s *search[S, A]) traceTo(idx uint32) []A {
+	if s.sym != nil {
+		trace, _ := s.concreteTraceTo(idx)
+		return trace
+	}
 	path := s.links.path(idx)
 	trace := make([]A, 0, len(path))
 	st := s.spec.Initial()

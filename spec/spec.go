@@ -17,6 +17,9 @@ type Spec struct {
 	// Cover, when set, counts the actions, branches and raises Next
 	// exercises (coverage.go); nil collects nothing.
 	Cover *Coverage
+	// symmetry is the configuration's rank symmetry (symmetry.go), nil
+	// when it has none.
+	symmetry *symmetries
 }
 
 var _ model.Spec[State, Action] = (*Spec)(nil)
@@ -45,7 +48,7 @@ func NewModel(cfg Config, fixes Fixes) (*Spec, error) {
 func newSpec(cfg Config, fixes Fixes) *Spec {
 	cfg.Requests = append([]RequestTemplate(nil), cfg.Requests...)
 	fixes.applyTo(&cfg)
-	return &Spec{Config: cfg, Fixes: fixes}
+	return &Spec{Config: cfg, Fixes: fixes, symmetry: newSymmetries(&cfg)}
 }
 
 // Initial is the engine after start-up: every pool empty, no request.

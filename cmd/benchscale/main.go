@@ -10,6 +10,12 @@
 //	peak bytes per state: N
 //
 // for the largest configuration that completed within the time limit.
+//
+// -symmetry off,on checks each configuration without and with symmetry
+// reduction (model.Options.Symmetry) and -layout symmetric routes the
+// requests so that every rank gets the same templates in the same order
+// (the default layout, request i on rank i mod ranks with template
+// i mod templates, gives the ranks different requests: no symmetry).
 package main
 
 import (
@@ -32,6 +38,7 @@ import (
 // result is what a child process reports for one configuration.
 type result struct {
 	Ranks, Requests int
+	Symmetric       bool // the search stored one state per orbit
 	States          int
 	Transitions     int
 	Depth           int
@@ -48,10 +55,26 @@ func main() {
 	sizes := flag.String("sizes", "2x4,2x5,2x6,3x6,3x7,3x8", "ranks x requests, comma-separated")
 	limit := flag.Duration("limit", 10*time.Minute, "time limit per configuration")
 	workers := flag.Int("workers", runtime.NumCPU(), "expansion workers")
+	layout := flag.String("layout", "modulo", "request layout: modulo (request i on rank i mod ranks, template i mod templates) or symmetric (every rank the same templates)")
+	symmetry := flag.String("symmetry", "off", "symmetry reduction for each configuration: off, on, or off,on for both")
 	child := flag.String("child", "", "internal: check one RANKSxREQUESTS configuration and print its result as JSON")
 	flag.Parse()
+	if *layout != "modulo" && *layout != "symmetric" {
+		fail(fmt.Errorf("-layout %q: want modulo or symmetric", *layout))
+	}
+	var modes []bool
+	for _, m := range strings.Split(*symmetry, ",") {
+		switch m {
+		case "off":
+			modes = append(modes, false)
+		case "on":
+			modes = append(modes, true)
+		default:
+			fail(fmt.Errorf("-symmetry %q: want off, on or off,on", *symmetry))
+		}
+	}
 	if *child != "" {
-		r, err := checkOne(*scenario, *fix, *child, *workers)
+		r, err := checkOne(*scenario, *fix, *child, *layout, modes[0], *workers)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench-scale:", err)
 			os.Exit(2)
@@ -63,42 +86,58 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	fmt.Printf("%s scaled by ranks x requests, %d worker(s), limit %s per configuration\n", *scenario, *workers, *limit)
-	fmt.Printf("%-8s %12s %14s %6s %9s %9s %12s %12s %12s  %s\n", "SIZE", "STATES", "TRANSITIONS", "DEPTH", "WALL S", "CPU S", "STATES/CPU-S", "PEAK RSS MB", "BYTES/STATE", "VERDICT")
+	fmt.Printf("%s scaled by ranks x requests (%s layout), %d worker(s), limit %s per configuration\n", *scenario, *layout, *workers, *limit)
+	fmt.Printf("%-8s %-4s %12s %14s %6s %9s %9s %12s %12s %12s  %s\n", "SIZE", "SYM", "STATES", "TRANSITIONS", "DEPTH", "WALL S", "CPU S", "STATES/CPU-S", "PEAK RSS MB", "BYTES/STATE", "VERDICT")
 	var peak float64
 	for _, size := range strings.Split(*sizes, ",") {
-		cmd := exec.Command(exe, "-scenario", *scenario, "-fix", *fix, "-workers", strconv.Itoa(*workers), "-child", size)
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		if err := cmd.Start(); err != nil {
-			fail(err)
-		}
-		timer := time.AfterFunc(*limit, func() { cmd.Process.Kill() })
-		err := cmd.Wait()
-		timer.Stop()
-		if err != nil {
-			fmt.Printf("%-8s did not complete within %s (%v) %s\n", size, *limit, err, strings.TrimSpace(errOut.String()))
-			continue
-		}
-		var r result
-		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-			fail(fmt.Errorf("%s: %v: %s", size, err, out.String()))
-		}
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		rss := ru.Maxrss * 1024
-		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-		perState := float64(rss) / float64(r.States)
-		fmt.Printf("%-8s %12d %14d %6d %9.1f %9.1f %12.0f %12.1f %12.1f  %s\n", size, r.States, r.Transitions, r.Depth, r.Seconds,
-			cpu, float64(r.States)/cpu, float64(rss)/1e6, perState, r.Verdict)
-		if r.Complete || r.Verdict != "ok" {
-			peak = perState
+		for _, sym := range modes {
+			if pb, ok := runChild(exe, *scenario, *fix, *layout, size, sym, *workers, *limit); ok {
+				peak = pb
+			}
 		}
 	}
 	fmt.Printf("peak bytes per state: %.0f\n", peak)
 }
 
+// runChild checks one configuration in a child process and prints its row;
+// it returns the peak bytes per state and whether the row counts for the
+// last line (a complete search, or one that found a violation).
+func runChild(exe, scenario, fix, layout, size string, sym bool, workers int, limit time.Duration) (float64, bool) {
+	mode := "off"
+	if sym {
+		mode = "on"
+	}
+	cmd := exec.Command(exe, "-scenario", scenario, "-fix", fix, "-layout", layout, "-symmetry", mode, "-workers", strconv.Itoa(workers), "-child", size)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		fail(err)
+	}
+	timer := time.AfterFunc(limit, func() { cmd.Process.Kill() })
+	err := cmd.Wait()
+	timer.Stop()
+	if err != nil {
+		fmt.Printf("%-8s %-4s did not complete within %s (%v) %s\n", size, mode, limit, err, strings.TrimSpace(errOut.String()))
+		return 0, false
+	}
+	var r result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		fail(fmt.Errorf("%s: %v: %s", size, err, out.String()))
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	rss := ru.Maxrss * 1024
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	perState := float64(rss) / float64(r.States)
+	if sym && !r.Symmetric {
+		mode = "none" // the configuration has no symmetry
+	}
+	fmt.Printf("%-8s %-4s %12d %14d %6d %9.1f %9.1f %12.0f %12.1f %12.1f  %s\n", size, mode, r.States, r.Transitions, r.Depth, r.Seconds,
+		cpu, float64(r.States)/cpu, float64(rss)/1e6, perState, r.Verdict)
+	return perState, r.Complete || r.Verdict != "ok"
+}
+
 // checkOne checks one scaled configuration.
-func checkOne(name, fix, size string, workers int) (result, error) {
+func checkOne(name, fix, size, layout string, symmetry bool, workers int) (result, error) {
 	ranks, requests, err := parseSize(size)
 	if err != nil {
 		return result{}, err
@@ -107,7 +146,7 @@ func checkOne(name, fix, size string, workers int) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	cfg := Scaled(sc.Config, ranks, requests)
+	cfg := Scaled(sc.Config, ranks, requests, layout == "symmetric")
 	var fixes spec.Fixes
 	if fix != "" {
 		if fixes, err = spec.ParseFixes([]string{fix}); err != nil {
@@ -121,8 +160,8 @@ func checkOne(name, fix, size string, workers int) (result, error) {
 		return result{}, fmt.Errorf("%s: %v", size, err)
 	}
 	start := time.Now()
-	res := model.Check[spec.State, spec.Action](sp, model.Options{Workers: workers, MaxDepth: sc.Depth, MaxMemory: model.MachineMemory() / 4 * 3})
-	r := result{Ranks: ranks, Requests: requests, States: res.States, Transitions: res.Transitions, Depth: res.Depth,
+	res := model.Check[spec.State, spec.Action](sp, model.Options{Workers: workers, MaxDepth: sc.Depth, MaxMemory: model.MachineMemory() / 4 * 3, Symmetry: symmetry})
+	r := result{Ranks: ranks, Requests: requests, Symmetric: res.Symmetric, States: res.States, Transitions: res.Transitions, Depth: res.Depth,
 		Complete: res.Complete, Verdict: "ok", Seconds: time.Since(start).Seconds(), Collision: res.CollisionProbability}
 	if len(res.Violations) > 0 {
 		r.Verdict = res.Violations[0].Invariant
@@ -133,14 +172,19 @@ func checkOne(name, fix, size string, workers int) (result, error) {
 }
 
 // Scaled returns cfg with the given number of ranks and requests: request
-// i follows template i mod len(cfg.Requests) and is routed to rank
-// i mod ranks.
-func Scaled(cfg spec.Config, ranks, requests int) spec.Config {
+// i is routed to rank i mod ranks and follows template i mod
+// len(cfg.Requests), or with symmetric template (i / ranks) mod
+// len(cfg.Requests), so that every rank gets the same templates in the
+// same order.
+func Scaled(cfg spec.Config, ranks, requests int, symmetric bool) spec.Config {
 	base := cfg.Requests
 	cfg.Ranks = uint8(ranks)
 	cfg.Requests = make([]spec.RequestTemplate, requests)
 	for i := range cfg.Requests {
 		t := base[i%len(base)]
+		if symmetric {
+			t = base[i/ranks%len(base)]
+		}
 		t.Rank = uint8(i % ranks)
 		cfg.Requests[i] = t
 	}

@@ -25,6 +25,7 @@ type checkOptions struct {
 	workers   int
 	keepGoing bool
 	liveness  bool
+	symmetry  bool // --symmetry (symmetry.go)
 	only      []string
 	json      bool
 	out       string // --out DIR: write each counterexample as a transcript (check_out.go)
@@ -60,6 +61,7 @@ type checkReport struct {
 	Seconds     float64           `json:"seconds"`
 	Goals       map[string]bool   `json:"goals"`
 	Liveness    bool              `json:"liveness_checked"`
+	Symmetric   bool              `json:"symmetry_reduced"` // states counts orbits of interchangeable ranks
 	Collision   float64           `json:"collision_probability"`
 	Interrupted bool              `json:"interrupted,omitempty"`
 	Trace       []string          `json:"trace"`
@@ -101,6 +103,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "parallel expansion workers (results do not depend on it)")
 	flags.BoolVar(&opts.keepGoing, "keep-going", false, "collect one shortest violation per invariant and raising function instead of stopping at the first")
 	flags.BoolVar(&opts.liveness, "liveness", true, "also report a livelock: a reachable state from which no run ends with every request finished (runs when the search is complete; --liveness=false to skip)")
+	addSymmetryFlag(flags, &opts.symmetry)
 	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to follow a known leak to the crash it causes")
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per checked variant")
 	flags.StringVar(&opts.out, "out", "", "write each counterexample (and each fix replaying it) as a transcript in this directory and print its path")
@@ -230,6 +233,7 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		},
 		KeepGoing: opts.keepGoing,
 		Liveness:  opts.liveness,
+		Symmetry:  opts.symmetry,
 		MaxMemory: maxMemory,
 	})
 	r := checkReport{
@@ -243,6 +247,7 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		Seconds:     res.Elapsed.Seconds(),
 		Goals:       map[string]bool{},
 		Liveness:    res.LivenessChecked,
+		Symmetric:   res.Symmetric,
 		Collision:   res.CollisionProbability,
 		Trace:       []string{},
 		Reproduce:   reproduceCommand(v, opts),
@@ -338,6 +343,7 @@ func reproduceCommand(v variant, opts checkOptions) string {
 	if !opts.liveness {
 		parts = append(parts, "--liveness=false")
 	}
+	parts = symmetryArgs(parts, opts.symmetry)
 	if opts.maxMemory != defaultMemoryShare {
 		parts = append(parts, "--max-memory", opts.maxMemory)
 	}
