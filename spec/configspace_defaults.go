@@ -37,11 +37,16 @@ var defaultRanges = map[string][]string{
 	},
 	// Coverage scenarios (spec/scenarios/, goals in goals_coverage.go): the pressure that reaches
 	// their mechanisms, a little tighter and a little looser.
-	"eviction-ladder":     {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
-	"host-tier-eviction":  {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
-	"paired-draft-reuse":  {"draft_blocks=5..8", "draft_index_slots=1..3", "max_batch_size=1..3"},
-	"overlap-two-ranks":   {"target_blocks=5..7", "draft_blocks=3..5", "max_batch_size=1..2"},
-	"adp-veto-generation": {"target_blocks=3..6", "max_num_active_requests=2..3"},
+	"eviction-ladder":         {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
+	"host-tier-eviction":      {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
+	"paired-draft-reuse":      {"draft_blocks=5..8", "draft_index_slots=1..3", "max_batch_size=1..3"},
+	"overlap-two-ranks":       {"target_blocks=5..7", "draft_blocks=3..5", "max_batch_size=1..2"},
+	"adp-veto-generation":     {"target_blocks=3..6", "max_num_active_requests=2..3"},
+	"unchunked-prefill":       {"target_blocks=8..18", "max_batch_size=1..3", "max_num_tokens=10..12"},
+	"preempt-for-pages":       {"target_blocks=9..12", "max_batch_size=1..2"},
+	"disagg-gen-retry":        {"target_blocks=12..16", "max_num_active_requests=2..4"},
+	"generation-token-budget": {"max_num_tokens=4..8", "max_batch_size=1..2"},
+	"host-recompute-fallback": {"target_blocks=8..10", "max_batch_size=2..4"},
 	// PR #17379: the scenario's requests (they send their KV, which the
 	// request mix cannot draw yet), the pool, the pad cap and the batch
 	// size.

@@ -172,3 +172,25 @@ var raiseNames = [numErrorTexts]string{
 	ErrUnmappedRequest:        "request-not-in-index-mapper",
 	ErrDummyNone:              "dummy-none-indexed",
 }
+
+// Count returns how many transitions exercised mechanism key ("KIND
+// NAME", as Rows lists them), and whether key names one.
+func (c *Coverage) Count(key string) (uint64, bool) {
+	for _, row := range c.Rows() {
+		if string(row.Kind)+" "+row.Name == key {
+			return row.Count, true
+		}
+	}
+	return 0, false
+}
+
+// MechanismModels returns the real code mechanism key ("KIND NAME")
+// models, and whether key names a mechanism.
+func MechanismModels(key string) (string, bool) {
+	for _, row := range NewCoverage().Rows() {
+		if string(row.Kind)+" "+row.Name == key {
+			return row.Models, true
+		}
+	}
+	return "", false
+}

@@ -12,7 +12,7 @@ import (
 // scenarioKeys are the keys of a kvcheck: section that describe the
 // scenario itself; ParseScenarioSection hands any other key to its
 // caller.
-var scenarioKeys = []string{"name", "doc", "report", "depth", "max_states", "goals", "variants", "config"}
+var scenarioKeys = []string{"name", "doc", "report", "depth", "max_states", "goals", "reaches", "variants", "config"}
 
 // defaultScenarioDepth is the search depth of a scenario file without
 // depth:.
@@ -50,6 +50,8 @@ func ParseScenarioSection(r *yamlconf.Reader, section yamlconf.Field, other func
 			sc.MaxStates = int(n)
 		case "goals":
 			sc.Goals, err = parseGoals(r, fl)
+		case "reaches":
+			sc.Reaches, err = parseReaches(r, fl)
 		case "variants":
 			err = parseVariants(r, fl, sc)
 		case "config":
@@ -83,6 +85,21 @@ func parseGoals(r *yamlconf.Reader, fl yamlconf.Field) ([]GoalDef, error) {
 		goals = append(goals, g)
 	}
 	return goals, nil
+}
+
+// parseReaches reads reaches: a list of mechanisms ("branch NAME",
+// "raise NAME" or "action NAME", as `kvcheck check --cover` lists them).
+func parseReaches(r *yamlconf.Reader, fl yamlconf.Field) ([]string, error) {
+	keys, err := r.StringList(fl)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if _, ok := MechanismModels(k); !ok {
+			return nil, r.Errorf(fl.Line, "reaches: unknown mechanism %q; expected \"branch NAME\", \"raise NAME\" or \"action NAME\" as kvcheck check --cover lists them", k)
+		}
+	}
+	return keys, nil
 }
 
 // parseVariants reads variants: a list of {fixes: LABEL, expect:

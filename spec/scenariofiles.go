@@ -31,6 +31,7 @@ var scenarioOrder = []string{
 	// Coverage scenarios: small configurations that reach the mechanisms
 	// the others leave alone (docs/soundness.md).
 	"eviction-ladder", "host-tier-eviction", "paired-draft-reuse", "overlap-two-ranks", "adp-veto-generation",
+	"unchunked-prefill", "preempt-for-pages", "disagg-gen-retry", "generation-token-budget", "host-recompute-fallback",
 }
 
 // scenarioFiles reads the scenario files in scenarioOrder. A file that

@@ -16,6 +16,12 @@ type Scenario struct {
 	Report string
 	Config Config
 	Goals  []GoalDef
+	// Reaches lists mechanisms ("branch NAME", "raise NAME", "action
+	// NAME") the scenario exists to exercise: `kvcheck check` collects
+	// coverage for it and reports a complete run that never exercised one
+	// as an unreached goal, so a change that stops reaching it fails the
+	// check instead of passing vacuously.
+	Reaches []string
 	// FixSets are the fix combinations `kvcheck check` runs besides the
 	// real code (no fix).
 	FixSets [][]Fix

@@ -205,6 +205,9 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 	}
 	sp.Cover = opts.coverage.sink()
 	defer opts.coverage.add(v.scenario.Name, sp.Cover)
+	if len(v.scenario.Reaches) > 0 && sp.Cover == nil {
+		sp.Cover = spec.NewCoverage() // for the scenario's reaches: alone
+	}
 	var checked model.Spec[spec.State, spec.Action] = sp
 	if len(opts.only) > 0 {
 		valid := map[string]bool{}
@@ -296,7 +299,16 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 			r.Result = "violation"
 			r.Invariant = unreachedGoal
 			r.Message = fmt.Sprintf("goal %s (%s) was never reached in %d states", g.Name, g.Doc, res.States)
-			break
+			return r, nil
+		}
+	}
+	for _, key := range v.scenario.Reaches {
+		if n, _ := sp.Cover.Count(key); n == 0 {
+			models, _ := spec.MechanismModels(key)
+			r.Result = "violation"
+			r.Invariant = unreachedGoal
+			r.Message = fmt.Sprintf("mechanism %s (%s), which the scenario reaches:, was never exercised in %d states", key, models, res.States)
+			return r, nil
 		}
 	}
 	return r, nil
