@@ -43,6 +43,7 @@ import (
 // rankSymmetry is one group element: π on ranks and σ on request IDs.
 type rankSymmetry struct {
 	rank [MaxRanks]uint8 // π: rank r becomes rank rank[r]
+	from [MaxRanks]uint8 // π⁻¹: rank r of the image is rank from[r]
 	id   [MaxIDs]uint8   // σ: request ID i becomes id[i]
 }
 
@@ -110,6 +111,9 @@ func rankPermutations(n int) [][MaxRanks]uint8 {
 // for template.
 func requestBijection(cfg *Config, pi [MaxRanks]uint8, arrived int) (rankSymmetry, bool) {
 	g := rankSymmetry{rank: pi}
+	for r := range g.rank {
+		g.from[g.rank[r]] = uint8(r)
+	}
 	for i := range g.id {
 		g.id[i] = uint8(i)
 	}
@@ -215,14 +219,32 @@ func (g *rankSymmetry) applyAction(a Action) Action {
 
 // canonicalize rewrites *s into the representative of its orbit: of s and
 // its images under the group elements valid in s, the one whose state
-// bytes are the smallest. cand and best are working space.
-func (sym *symmetries) canonicalize(s, cand, best *State) {
-	cur := s
+// bytes are the smallest. An image is built rank by rank, in the order the
+// bytes are compared, and dropped at the first rank that makes it larger
+// than the smallest so far. a and b are working space.
+func (sym *symmetries) canonicalize(s, a, b *State) {
+	cur, cand := s, a // the smallest so far, and the image being built
+	header := int(unsafe.Offsetof(State{}.Ranks))
+	rankSize := int(unsafe.Sizeof(Rank{}))
 	for i, gs := 0, sym.byArrived[s.Arrived]; i < len(gs); i++ {
-		gs[i].apply(cand, s, sym.ranks)
-		if bytes.Compare(stateBytes(cand, sym.size), stateBytes(cur, sym.size)) < 0 {
-			*best = *cand
-			cur = best
+		g := &gs[i]
+		cand.Arrived, cand.PipelineLen, cand.Pipeline, cand.Crash = s.Arrived, s.PipelineLen, s.Pipeline, s.Crash
+		if s.Crash.Happened {
+			cand.Crash.Rank, cand.Crash.ID = g.rank[s.Crash.Rank], g.id[s.Crash.ID]
+		}
+		order := bytes.Compare(stateBytes(cand, header), stateBytes(cur, header))
+		for d := 0; d < sym.ranks && order <= 0; d++ {
+			g.applyRank(&cand.Ranks[d], &s.Ranks[g.from[d]])
+			if order == 0 {
+				lo := header + d*rankSize
+				order = bytes.Compare(stateBytes(cand, lo+rankSize)[lo:], stateBytes(cur, lo+rankSize)[lo:])
+			}
+		}
+		if order < 0 {
+			cur, cand = cand, a
+			if cur == a {
+				cand = b
+			}
 		}
 	}
 	if cur != s {
@@ -245,7 +267,7 @@ func (sp *Spec) HasSymmetry() bool { return sp.symmetry != nil }
 // orbit, and itself a state of the orbit.
 func (sp *Spec) Canonicalize(s *State) {
 	if sp.symmetry != nil && len(sp.symmetry.byArrived[s.Arrived]) > 0 {
-		var cand, best State
-		sp.symmetry.canonicalize(s, &cand, &best)
+		var a, b State
+		sp.symmetry.canonicalize(s, &a, &b)
 	}
 }

@@ -124,3 +124,37 @@ func TestSymmetryAgrees(t *testing.T) {
 		t.Fatalf("%d configurations compared; symmetry stored %d states against %d", compared, reduced, full)
 	}
 }
+
+// TestSymmetryPinnedCounts pins the states of two symmetric versions of
+// built-in scenarios (each of three ranks holds one copy of the scenario's
+// last request) without and with symmetry reduction, so that a change of
+// the spec or of the group shows.
+func TestSymmetryPinnedCounts(t *testing.T) {
+	for _, c := range []struct {
+		scenario        string
+		fixes           Fixes
+		plain, symmetry int
+	}{
+		{"adp-veto-generation", 0, 6708, 2309},
+		{"adp-empty-batch-veto", FixSetOf(FixBlockingSendPoll), 5579, 3963},
+	} {
+		sc, err := LookupScenario(c.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, err := New(symmetric(sc.Config, 3, []int{len(sc.Config.Requests) - 1}, true), c.fixes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp.Scenario = sc
+		for _, on := range []bool{false, true} {
+			want := c.plain
+			if on {
+				want = c.symmetry
+			}
+			if res := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1, Symmetry: on}); res.States != want || !res.Complete {
+				t.Errorf("%s %v symmetric on 3 ranks, symmetry %v: %d states (complete %v), want %d\nreproduce: go test ./spec/ -run TestSymmetryPinnedCounts", c.scenario, c.fixes.Names(), on, res.States, res.Complete, want)
+			}
+		}
+	}
+}

@@ -26,6 +26,7 @@ type sweepOptions struct {
 	depth     int
 	maxStates int
 	liveness  bool
+	symmetry  bool // --symmetry (symmetry.go)
 	only      []string
 	keepGoing bool
 	workers   int
@@ -51,6 +52,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth per configuration (default: the scenario's)")
 	flags.IntVar(&opts.maxStates, "max-states", defaultSweepMaxStates, "maximum distinct states per configuration")
 	flags.BoolVar(&opts.liveness, "liveness", true, "also look for livelocks on each complete search")
+	addSymmetryFlag(flags, &opts.symmetry)
 	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to look past a livelock for a crash")
 	flags.BoolVar(&opts.keepGoing, "keep-going", false, "check every configuration, not only up to the smallest counterexample's size class")
 	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "configurations checked in parallel (results do not depend on it)")
@@ -104,7 +106,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	run := sweep.Options{
-		Search:    sweep.Search{Depth: opts.depth, MaxStates: opts.maxStates, Liveness: opts.liveness, Invariants: opts.only},
+		Search:    sweep.Search{Depth: opts.depth, MaxStates: opts.maxStates, Liveness: opts.liveness, Invariants: opts.only, Symmetry: opts.symmetry},
 		Workers:   opts.workers,
 		KeepGoing: opts.keepGoing,
 		Shard:     shard,
@@ -421,6 +423,7 @@ func sweepCommand(h sweep.Header) string {
 	if !h.Search.Liveness {
 		parts = append(parts, "--liveness=false")
 	}
+	parts = symmetryArgs(parts, h.Search.Symmetry)
 	for _, n := range h.Search.Invariants {
 		parts = append(parts, "--invariant", n)
 	}

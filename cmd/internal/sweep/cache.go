@@ -66,6 +66,9 @@ func (c *Cache) Key(v Variant, search Search, configKey string) string {
 	if len(search.Invariants) > 0 {
 		text += fmt.Sprintf("\x00%q", search.Invariants)
 	}
+	if search.Symmetry { // a record's States counts orbits
+		text += "\x00symmetry"
+	}
 	h := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(h[:12])
 }

@@ -43,6 +43,9 @@ type Search struct {
 	Liveness bool
 	// Invariants, when given, are the only invariants checked.
 	Invariants []string `json:",omitempty"`
+	// Symmetry stores one state per orbit of interchangeable ranks
+	// (model.Options.Symmetry): the same verdicts, fewer states.
+	Symmetry bool `json:",omitempty"`
 }
 
 // CheckInvariantNames reports a name that is not an invariant of the spec.
@@ -196,6 +199,7 @@ func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int, cover *s
 		MaxStates: search.MaxStates,
 		Workers:   1,
 		Liveness:  search.Liveness,
+		Symmetry:  search.Symmetry,
 	})
 	r.States = res.States
 	// A search that stopped at a violation has its verdict too.
