@@ -26,6 +26,7 @@ type checkOptions struct {
 	keepGoing bool
 	liveness  bool
 	symmetry  bool // --symmetry (symmetry.go)
+	por       bool // --por: rank-aware partial-order reduction (model.Options.PartialOrder)
 	only      []string
 	json      bool
 	out       string // --out DIR: write each counterexample as a transcript (check_out.go)
@@ -104,6 +105,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.keepGoing, "keep-going", false, "collect one shortest violation per invariant and raising function instead of stopping at the first")
 	flags.BoolVar(&opts.liveness, "liveness", true, "also report a livelock: a reachable state from which no run ends with every request finished (runs when the search is complete; --liveness=false to skip)")
 	addSymmetryFlag(flags, &opts.symmetry)
+	flags.BoolVar(&opts.por, "por", false, "rank-aware partial-order reduction: explore one order of independent ranks' steps (same verdicts; a violation's shortest trace is re-derived by an unreduced search up to its depth)")
 	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to follow a known leak to the crash it causes")
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per checked variant")
 	flags.StringVar(&opts.out, "out", "", "write each counterexample (and each fix replaying it) as a transcript in this directory and print its path")
@@ -231,10 +233,11 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 				return fmt.Sprintf("%d states, %d states/s, depth %d, %.1fs", p.States, perSecond(p.States, elapsed), p.Depth, elapsed.Seconds())
 			})
 		},
-		KeepGoing: opts.keepGoing,
-		Liveness:  opts.liveness,
-		Symmetry:  opts.symmetry,
-		MaxMemory: maxMemory,
+		KeepGoing:    opts.keepGoing,
+		Liveness:     opts.liveness,
+		Symmetry:     opts.symmetry,
+		MaxMemory:    maxMemory,
+		PartialOrder: opts.por,
 	})
 	r := checkReport{
 		Scenario:    v.scenario.Name,
