@@ -93,10 +93,11 @@ func (sp *Spec) Visible(s, next *State) bool { return next.Crash.Happened }
 //     cursors, batch, records; the crash record, which only the crashing
 //     rank's step writes; "no crash and ..." of one rank) holds in the
 //     new state for every rank but q, and for q already held in s;
-//   - ranks-agree compares ranks' expected_num_active_requests and
-//     can_queue, which only the fetch and can-queue collectives write; a
-//     rank's own step can only leave the window in which its can_queue
-//     is compared (it cannot enter it: can-queue is a collective), so if
+//   - ranks-agree compares ranks' expected_num_active_requests, which
+//     only the fetch collective writes, and can_queue, which only the
+//     can-queue collective sets; a rank's own step can only leave the
+//     window in which its can_queue is compared (update-resources, which
+//     also resets it), never enter it (can-queue is a collective), so if
 //     the step mends a disagreement, q was in the window in s with the
 //     same values, and s disagrees too;
 //   - all-requests-finished holds in t only if q's requests are finished
