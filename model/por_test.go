@@ -7,22 +7,22 @@ import (
 	"github.com/kvcheck/kvcheck/model"
 )
 
-// counters is a spec of independent processes, each a counter that
+// procCounters is a spec of independent processes, each a counter that
 // counts up to limit and stops there, or, if it is cyclic, wraps around to
 // 0 and never stops. Each process's steps touch only its own counter, so
-// the enabled steps of any one process are a persistent set: counters
+// the enabled steps of any one process are a persistent set: procCounters
 // implements model.PartialOrder with the lowest process that can step.
 // Invariant "proc1-below-two" fails once process 1 reaches 2.
-type counters struct {
+type procCounters struct {
 	procs  int
 	limit  uint8
 	cyclic [4]bool
 }
 
-type countersState [4]uint8
+type procState [4]uint8
 
-func (c counters) Initial() countersState { return countersState{} }
-func (c counters) Actions(s *countersState, out []int) []int {
+func (c procCounters) Initial() procState { return procState{} }
+func (c procCounters) Actions(s *procState, out []int) []int {
 	for p := 0; p < c.procs; p++ {
 		if c.cyclic[p] || s[p] < c.limit {
 			out = append(out, p)
@@ -30,7 +30,7 @@ func (c counters) Actions(s *countersState, out []int) []int {
 	}
 	return out
 }
-func (c counters) Next(s *countersState, p int) countersState {
+func (c procCounters) Next(s *procState, p int) procState {
 	next := *s
 	next[p]++
 	if c.cyclic[p] && next[p] == c.limit {
@@ -38,13 +38,13 @@ func (c counters) Next(s *countersState, p int) countersState {
 	}
 	return next
 }
-func (c counters) Fingerprint(s *countersState) uint64 {
+func (c procCounters) Fingerprint(s *procState) uint64 {
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
 }
-func (c counters) Goals() []model.Goal[countersState] { return nil }
-func (c counters) ActionString(p int) string          { return fmt.Sprintf("inc %d", p) }
-func (c counters) Invariants() []model.Invariant[countersState] {
-	return []model.Invariant[countersState]{{Name: "proc1-below-two", Check: func(s *countersState) *model.Failure {
+func (c procCounters) Goals() []model.Goal[procState] { return nil }
+func (c procCounters) ActionString(p int) string      { return fmt.Sprintf("inc %d", p) }
+func (c procCounters) Invariants() []model.Invariant[procState] {
+	return []model.Invariant[procState]{{Name: "proc1-below-two", Check: func(s *procState) *model.Failure {
 		if s[1] >= 2 {
 			return &model.Failure{Message: "process 1 reached 2"}
 		}
@@ -53,26 +53,26 @@ func (c counters) Invariants() []model.Invariant[countersState] {
 }
 
 // IsTerminal: every counter that stops has stopped.
-func (c counters) IsTerminal(s *countersState) bool { return true }
+func (c procCounters) IsTerminal(s *procState) bool { return true }
 
 // Persistent returns the steps of the lowest process that can step.
-func (c counters) Persistent(s *countersState, enabled []int, out []int32) []int32 {
+func (c procCounters) Persistent(s *procState, enabled []int, out []int32) []int32 {
 	if len(enabled) > 0 {
 		out = append(out, 0)
 	}
 	return out
 }
-func (c counters) Visible(s, next *countersState) bool { return false }
-func (c counters) Stable(name string) bool             { return true }
+func (c procCounters) Visible(s, next *procState) bool { return false }
+func (c procCounters) Stable(name string) bool         { return true }
 
 // TestPartialOrderRederivesShortest: the reduced search reaches process
 // 1's violation only after process 0 has counted to its limit (depth 5),
 // and the re-derivation reports the shortest trace (2 steps), with the
 // states of the unreduced search up to it.
 func TestPartialOrderRederivesShortest(t *testing.T) {
-	spec := counters{procs: 3, limit: 3}
-	want := model.Check[countersState, int](spec, model.Options{})
-	got := model.Check[countersState, int](spec, model.Options{PartialOrder: true})
+	spec := procCounters{procs: 3, limit: 3}
+	want := model.Check[procState, int](spec, model.Options{})
+	got := model.Check[procState, int](spec, model.Options{PartialOrder: true})
 	if len(got.Violations) != 1 || got.Violations[0].Depth != 2 || got.Violations[0].Depth != want.Violations[0].Depth {
 		t.Fatalf("violations %+v, want the 2-step one of the unreduced search %+v", got.Violations, want.Violations)
 	}
@@ -82,7 +82,7 @@ func TestPartialOrderRederivesShortest(t *testing.T) {
 	}
 	// Without the invariant the reduced search stores one path's worth of
 	// states: 3 processes × 3 steps, one order.
-	free := model.OnlyInvariants[countersState, int](spec, nil)
+	free := model.OnlyInvariants[procState, int](spec, nil)
 	full := model.Check(free, model.Options{})
 	reduced := model.Check(free, model.Options{PartialOrder: true})
 	if full.States != 64 || reduced.States != 10 || !reduced.Complete {
@@ -95,8 +95,8 @@ func TestPartialOrderRederivesShortest(t *testing.T) {
 // never see its violation (the ignoring problem). The proviso expands the
 // state that closes the cycle fully.
 func TestPartialOrderCycleProviso(t *testing.T) {
-	spec := counters{procs: 2, limit: 3, cyclic: [4]bool{true}}
-	got := model.Check[countersState, int](spec, model.Options{PartialOrder: true, KeepGoing: true})
+	spec := procCounters{procs: 2, limit: 3, cyclic: [4]bool{true}}
+	got := model.Check[procState, int](spec, model.Options{PartialOrder: true, KeepGoing: true})
 	if len(got.Violations) != 1 || got.Violations[0].Depth != 2 {
 		t.Fatalf("violations %+v, want process 1's at depth 2", got.Violations)
 	}
@@ -106,7 +106,7 @@ func TestPartialOrderCycleProviso(t *testing.T) {
 // index bookkeeping, to give the same result with one worker and with
 // several (run under -race by make test).
 func TestPartialOrderParallel(t *testing.T) {
-	spec := model.OnlyInvariants[countersState, int](counters{procs: 4, limit: 12, cyclic: [4]bool{false, true}}, nil)
+	spec := model.OnlyInvariants[procState, int](procCounters{procs: 4, limit: 12, cyclic: [4]bool{false, true}}, nil)
 	for _, liveness := range []bool{false, true} {
 		opts := model.Options{PartialOrder: true, Liveness: liveness, KeepGoing: true}
 		one := model.Check(spec, opts)

@@ -124,6 +124,7 @@ var stableProperties = map[string]bool{
 	InvRecordsCleared:                         true,
 	InvReservation:                            true,
 	InvCursorAgreement:                        true,
+	InvTokenAccounting:                        true,
 	GoalAllFinished.Name:                      true,
 	GoalPrefixSharing.Name:                    true,
 	GoalDraftPoolFull.Name:                    true,
