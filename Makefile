@@ -83,13 +83,16 @@ bench-spin:
 # in CI; BENCH_SIZES and BENCH_LIMIT narrow or widen it).
 # BENCH_LAYOUT=symmetric gives every rank the same requests, and
 # BENCH_SYMMETRY=off,on checks each size without and with symmetry
-# reduction (docs/engine.md, "Symmetry reduction").
+# reduction (docs/engine.md, "Symmetry reduction"), BENCH_POR=off,on
+# without and with the partial-order reduction ("Rank-aware partial-order
+# reduction").
 BENCH_SIZES ?= 2x4,2x5,2x6,3x4,3x5,3x6,3x7,3x8
 BENCH_LIMIT ?= 10m
 BENCH_LAYOUT ?= modulo
 BENCH_SYMMETRY ?= off,on
+BENCH_POR ?= off,on
 bench-scale:
-	$(GO) run ./cmd/benchscale -sizes $(BENCH_SIZES) -limit $(BENCH_LIMIT) -layout $(BENCH_LAYOUT) -symmetry $(BENCH_SYMMETRY)
+	$(GO) run ./cmd/benchscale -sizes $(BENCH_SIZES) -limit $(BENCH_LIMIT) -layout $(BENCH_LAYOUT) -symmetry $(BENCH_SYMMETRY) -por $(BENCH_POR)
 
 # mutate: mutation testing of spec/ and model/ with their own unit tests
 # (github.com/go-gremlins/gremlins, fetched from the Go module proxy; not in

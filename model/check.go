@@ -65,6 +65,16 @@ type Options struct {
 	// bound had cut it (Result.Complete is false), and Result.Interrupted
 	// is set. kvcheck uses it to stop cleanly on SIGINT.
 	Stop func() bool
+	// PartialOrder explores, where the spec offers one (see PartialOrder),
+	// only a persistent set of the enabled actions: one interleaving of
+	// steps that do not interfere instead of all of them. Verdicts are the
+	// same: every invariant violated, deadlock, livelock and goal of the
+	// full search is found. A violation found this way may have a longer
+	// trace than the shortest, so Check then re-runs an unreduced search
+	// bounded by the deepest violation found, whose violations (the
+	// shortest ones, as without the reduction) it reports; see
+	// Result.Rederived.
+	PartialOrder bool
 	// Progress, when set, is called after each round with the counts so
 	// far, from the goroutine that called Check.
 	Progress func(Progress)
@@ -143,6 +153,14 @@ type Result[A any] struct {
 	// Usage is the memory the search used; like Elapsed, it depends on
 	// Workers and on the machine.
 	Usage Usage
+	// PartialOrder is true when the search used the spec's partial-order
+	// reduction (Options.PartialOrder); Reduced counts the states it
+	// expanded through a persistent set only, not fully.
+	PartialOrder bool
+	Reduced      int
+	// Rederived is the number of states the unreduced search that
+	// re-derived the shortest violations stored (0 when none ran).
+	Rederived int
 }
 
 // Usage is the memory a Check run used.
@@ -174,17 +192,22 @@ func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(opts.MaxMemory))
 	}
 	s.run()
+	for _, w := range s.workers {
+		s.reduced += w.reduced
+	}
 	res := Result[A]{
-		States:      s.count,
-		Transitions: s.transitions,
-		Depth:       int(s.depth),
-		Complete:    s.complete(),
-		Violations:  s.violations,
-		Goals:       make([]GoalResult, len(s.goals)),
-		OutOfMemory: s.outOfMemory,
-		Interrupted: s.interrupted,
-		Symmetric:   s.sym != nil,
-		Err:         s.err,
+		States:       s.count,
+		Transitions:  s.transitions,
+		Depth:        int(s.depth),
+		Complete:     s.complete(),
+		Violations:   s.violations,
+		Goals:        make([]GoalResult, len(s.goals)),
+		OutOfMemory:  s.outOfMemory,
+		Interrupted:  s.interrupted,
+		Symmetric:    s.sym != nil,
+		Err:          s.err,
+		PartialOrder: s.por != nil,
+		Reduced:      s.reduced,
 		Usage: Usage{
 			SpilledBytes:   s.frontier.spilled + s.next.spilled,
 			PeakQueueBytes: s.peakQueue,
@@ -199,10 +222,13 @@ func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 		}
 	}
 	s.live = nil
-	slices.SortStableFunc(res.Violations, func(a, b Violation[A]) int { return a.Depth - b.Depth })
 	for i, g := range s.goals {
 		res.Goals[i] = GoalResult{Name: g.Name, Doc: g.Doc, Reached: s.reached[i]}
 	}
+	if s.por != nil {
+		rederive(spec, opts, &res)
+	}
+	slices.SortStableFunc(res.Violations, func(a, b Violation[A]) int { return a.Depth - b.Depth })
 	res.Elapsed = time.Since(start)
 	return res
 }

@@ -62,6 +62,10 @@ type search[S, A any] struct {
 	// sym canonicalizes states (symmetry.go), when opts.Symmetry is set
 	// and the spec has a symmetry.
 	sym Symmetric[S]
+
+	por        PartialOrder[S, A] // the reduction in use (por.go), or nil
+	levelStart uint32             // states stored before the level being expanded
+	reduced    int                // states expanded through a persistent set only
 }
 
 // statesPerWorker is how many frontier states each worker expands per round.
@@ -90,7 +94,8 @@ type expansion struct {
 type candidate struct {
 	fp       uint64
 	encEnd   int32              // its encoding ends here in worker.enc (and starts where the previous one ends)
-	index    int32              // position of its action among the enabled actions
+	index    int32              // position of its action among the expanded ones
+	action   int32              // position of its action among the enabled ones
 	goals    uint64             // bit i: it reaches goals[i], not reached when the round began
 	failures []InvariantFailure // invariants it violates
 	isNew    bool               // set by the insert phase: first stored here
@@ -118,7 +123,15 @@ type worker[S, A any] struct {
 	// expanded state in action order, or pending for a candidate, whose
 	// index the merge assigns.
 	succ []uint32
-	_    [64]byte // keeps workers' slice headers off each other's cache lines
+	// positions, ample, reordered, inSet and reduced are the partial-order
+	// reduction's (por.go): positions[k] is the position of actions[k]
+	// among the enabled actions when reduce reordered them.
+	positions []int32
+	ample     []int32
+	reordered []A
+	inSet     []bool
+	reduced   int      // states expanded through a persistent set only
+	_         [64]byte // keeps workers' slice headers off each other's cache lines
 }
 
 // violationKey identifies the failure mechanisms that KeepGoing reports once.
@@ -141,7 +154,7 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 		invariants: spec.Invariants(),
 		goals:      spec.Goals(),
 		codec:      newCodec[S](spec),
-		visited:    newVisitedSet(opts.Liveness),
+		visited:    newVisitedSet(opts.Liveness || opts.PartialOrder),
 		workers:    make([]*worker[S, A], max(1, opts.Workers)),
 		reported:   make(map[violationKey]bool),
 		sym:        symmetryOf(spec, opts),
@@ -160,6 +173,7 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 	if opts.Liveness {
 		s.live = new(liveness)
 	}
+	s.por = partialOrderOf(spec, opts)
 	return s
 }
 
@@ -198,6 +212,7 @@ func (s *search[S, A]) run() {
 func (s *search[S, A]) level(depth int32) (stop bool) {
 	atBound := s.opts.MaxDepth > 0 && int(depth) >= s.opts.MaxDepth
 	roundSize := statesPerWorker * len(s.workers)
+	s.levelStart = uint32(s.count)
 	for s.frontier.n > 0 {
 		if s.opts.Stop != nil && s.opts.Stop() {
 			s.cut, s.interrupted = true, true
@@ -227,8 +242,10 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 			}
 			return true
 		}
-		if s.live != nil {
+		if s.live != nil || s.por != nil {
 			s.parallel(s.resolve)
+		}
+		if s.live != nil {
 			s.addLive()
 		}
 		s.frontier.release()
@@ -292,6 +309,7 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 			e.cut = true
 		default:
 			s.addCandidates(w, st, goals)
+			e.enabled = int32(len(w.actions)) // the persistent set, if reduced
 		}
 		e.end = int32(len(w.candidates))
 		e.succEnd = int32(len(w.succ))
@@ -315,17 +333,14 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 	}
 	w.successors, w.fps = w.successors[:n], w.fps[:n]
 	w.succEnc, w.succEnds = w.succEnc[:0], w.succEnds[:0]
-	for k, a := range w.actions {
-		w.successors[k] = s.spec.Next(st, a)
-		s.canonicalize(&w.successors[k])
-		if s.codec.bytesFP {
-			start := len(w.succEnc)
-			w.succEnc = s.codec.appendEncoded(w.succEnc, &w.successors[k])
-			w.succEnds = append(w.succEnds, int32(len(w.succEnc)))
-			w.fps[k] = hashEncoding(w.succEnc[start:])
-		} else {
-			w.fps[k] = s.spec.Fingerprint(&w.successors[k])
-		}
+	done := 0
+	if s.por != nil {
+		done = s.reduce(w, st)
+		n = len(w.actions)
+		w.successors, w.fps = w.successors[:n], w.fps[:n]
+	}
+	for k := done; k < n; k++ {
+		s.successor(w, st, k)
 	}
 	w.touched ^= s.visited.touch(w.fps)
 	direct := len(s.workers) == 1
@@ -339,7 +354,7 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 				continue
 			case ok: // first reached earlier in this round, by a candidate
 				w.succ = append(w.succ, pending)
-				w.candidates = append(w.candidates, candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k)})
+				w.candidates = append(w.candidates, candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k)}) // not new: its action position is never read
 				continue
 			}
 			w.succ = append(w.succ, pending)
@@ -363,7 +378,10 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 		} else {
 			w.enc = s.codec.appendEncoded(w.enc, next)
 		}
-		c := candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k), isNew: isNew}
+		c := candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k), action: int32(k), isNew: isNew}
+		if len(w.positions) > 0 {
+			c.action = w.positions[k]
+		}
 		if direct { // else judge does this after the insert phase, for the new ones only
 			s.judgeCandidate(&c, next, goals)
 		}
@@ -372,6 +390,22 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 			o := shardOf(fp) % len(s.workers)
 			w.owned[o] = append(w.owned[o], int32(len(w.candidates)-1))
 		}
+	}
+}
+
+// successor computes the successor of st through w.actions[k] into
+// w.successors[k], its fingerprint into w.fps[k] and, for a ByteStates
+// spec, its encoding onto w.succEnc. Successors are computed in order.
+func (s *search[S, A]) successor(w *worker[S, A], st *S, k int) {
+	w.successors[k] = s.spec.Next(st, w.actions[k])
+	s.canonicalize(&w.successors[k])
+	if s.codec.bytesFP {
+		start := len(w.succEnc)
+		w.succEnc = s.codec.appendEncoded(w.succEnc, &w.successors[k])
+		w.succEnds = append(w.succEnds, int32(len(w.succEnc)))
+		w.fps[k] = hashEncoding(w.succEnc[start:])
+	} else {
+		w.fps[k] = s.spec.Fingerprint(&w.successors[k])
 	}
 }
 
@@ -481,7 +515,7 @@ func (s *search[S, A]) assign(depth int32, chunk int) (at int, stop bool) {
 				}
 				c.idx = uint32(s.count)
 				s.count++
-				s.links.set(c.idx, e.idx, int(c.index))
+				s.links.set(c.idx, e.idx, int(c.action))
 				s.depth = depth + 1
 				if c.goals != 0 {
 					s.markGoals(c.goals)
@@ -518,9 +552,10 @@ func (s *search[S, A]) markGoals(mask uint64) {
 	}
 }
 
-// resolve is worker me's part of the liveness bookkeeping after assign: it
-// stores the new states' indices with their fingerprints in its shards and
-// fills in the successor index of every candidate there.
+// resolve is worker me's part of the liveness and reduction bookkeeping
+// after assign: it stores the new states' indices with their fingerprints
+// in its shards and, with liveness, fills in the successor index of every
+// candidate there.
 func (s *search[S, A]) resolve(me int) {
 	n := len(s.workers)
 	for _, w := range s.workers {
@@ -537,8 +572,12 @@ func (s *search[S, A]) resolve(me int) {
 				}
 				if c.isNew {
 					s.visited.setIdx(c.fp, c.idx)
+				}
+				switch {
+				case s.live == nil: // the reduction's cycle proviso needs only the index
+				case c.isNew:
 					succ[c.index] = c.idx
-				} else { // stored by an earlier state or action of this round
+				default: // stored by an earlier state or action of this round
 					succ[c.index], _ = s.visited.lookup(c.fp)
 				}
 			}

@@ -16,6 +16,10 @@
 // requests so that every rank gets the same templates in the same order
 // (the default layout, request i on rank i mod ranks with template
 // i mod templates, gives the ranks different requests: no symmetry).
+// -por off,on checks each of those without and with the rank-aware
+// partial-order reduction (model.Options.PartialOrder); FACTOR is the
+// states of the size's first row (both off, when it completed) over the
+// row's.
 package main
 
 import (
@@ -39,6 +43,7 @@ import (
 type result struct {
 	Ranks, Requests int
 	Symmetric       bool // the search stored one state per orbit
+	PartialOrder    bool // the search used the partial-order reduction
 	States          int
 	Transitions     int
 	Depth           int
@@ -57,24 +62,15 @@ func main() {
 	workers := flag.Int("workers", runtime.NumCPU(), "expansion workers")
 	layout := flag.String("layout", "modulo", "request layout: modulo (request i on rank i mod ranks, template i mod templates) or symmetric (every rank the same templates)")
 	symmetry := flag.String("symmetry", "off", "symmetry reduction for each configuration: off, on, or off,on for both")
+	por := flag.String("por", "off", "partial-order reduction for each configuration: off, on, or off,on for both")
 	child := flag.String("child", "", "internal: check one RANKSxREQUESTS configuration and print its result as JSON")
 	flag.Parse()
 	if *layout != "modulo" && *layout != "symmetric" {
 		fail(fmt.Errorf("-layout %q: want modulo or symmetric", *layout))
 	}
-	var modes []bool
-	for _, m := range strings.Split(*symmetry, ",") {
-		switch m {
-		case "off":
-			modes = append(modes, false)
-		case "on":
-			modes = append(modes, true)
-		default:
-			fail(fmt.Errorf("-symmetry %q: want off, on or off,on", *symmetry))
-		}
-	}
+	modes, porModes := onOff("-symmetry", *symmetry), onOff("-por", *por)
 	if *child != "" {
-		r, err := checkOne(*scenario, *fix, *child, *layout, modes[0], *workers)
+		r, err := checkOne(*scenario, *fix, *child, *layout, modes[0], porModes[0], *workers)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench-scale:", err)
 			os.Exit(2)
@@ -87,27 +83,51 @@ func main() {
 		fail(err)
 	}
 	fmt.Printf("%s scaled by ranks x requests (%s layout), %d worker(s), limit %s per configuration\n", *scenario, *layout, *workers, *limit)
-	fmt.Printf("%-8s %-4s %12s %14s %6s %9s %9s %12s %12s %12s  %s\n", "SIZE", "SYM", "STATES", "TRANSITIONS", "DEPTH", "WALL S", "CPU S", "STATES/CPU-S", "PEAK RSS MB", "BYTES/STATE", "VERDICT")
+	fmt.Printf("%-8s %-4s %-4s %12s %14s %6s %9s %9s %12s %12s %12s %7s  %s\n", "SIZE", "SYM", "POR", "STATES", "TRANSITIONS", "DEPTH", "WALL S", "CPU S", "STATES/CPU-S", "PEAK RSS MB", "BYTES/STATE", "FACTOR", "VERDICT")
 	var peak float64
 	for _, size := range strings.Split(*sizes, ",") {
+		first := 0 // states of the size's first row, both reductions off, for FACTOR
 		for _, sym := range modes {
-			if pb, ok := runChild(exe, *scenario, *fix, *layout, size, sym, *workers, *limit); ok {
-				peak = pb
+			for _, po := range porModes {
+				if pb, ok := runChild(exe, *scenario, *fix, *layout, size, sym, po, *workers, *limit, &first); ok {
+					peak = pb
+				}
 			}
 		}
 	}
 	fmt.Printf("peak bytes per state: %.0f\n", peak)
 }
 
+// onOff parses an off / on / off,on flag value.
+func onOff(name, value string) []bool {
+	var modes []bool
+	for _, m := range strings.Split(value, ",") {
+		switch m {
+		case "off":
+			modes = append(modes, false)
+		case "on":
+			modes = append(modes, true)
+		default:
+			fail(fmt.Errorf("%s %q: want off, on or off,on", name, value))
+		}
+	}
+	return modes
+}
+
+// word is a reduction switch as the table prints it.
+func word(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
 // runChild checks one configuration in a child process and prints its row;
 // it returns the peak bytes per state and whether the row counts for the
 // last line (a complete search, or one that found a violation).
-func runChild(exe, scenario, fix, layout, size string, sym bool, workers int, limit time.Duration) (float64, bool) {
-	mode := "off"
-	if sym {
-		mode = "on"
-	}
-	cmd := exec.Command(exe, "-scenario", scenario, "-fix", fix, "-layout", layout, "-symmetry", mode, "-workers", strconv.Itoa(workers), "-child", size)
+func runChild(exe, scenario, fix, layout, size string, sym, po bool, workers int, limit time.Duration, first *int) (float64, bool) {
+	mode, poMode := word(sym), word(po)
+	cmd := exec.Command(exe, "-scenario", scenario, "-fix", fix, "-layout", layout, "-symmetry", mode, "-por", poMode, "-workers", strconv.Itoa(workers), "-child", size)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {
@@ -117,7 +137,7 @@ func runChild(exe, scenario, fix, layout, size string, sym bool, workers int, li
 	err := cmd.Wait()
 	timer.Stop()
 	if err != nil {
-		fmt.Printf("%-8s %-4s did not complete within %s (%v) %s\n", size, mode, limit, err, strings.TrimSpace(errOut.String()))
+		fmt.Printf("%-8s %-4s %-4s did not complete within %s (%v) %s\n", size, mode, poMode, limit, err, strings.TrimSpace(errOut.String()))
 		return 0, false
 	}
 	var r result
@@ -131,13 +151,23 @@ func runChild(exe, scenario, fix, layout, size string, sym bool, workers int, li
 	if sym && !r.Symmetric {
 		mode = "none" // the configuration has no symmetry
 	}
-	fmt.Printf("%-8s %-4s %12d %14d %6d %9.1f %9.1f %12.0f %12.1f %12.1f  %s\n", size, mode, r.States, r.Transitions, r.Depth, r.Seconds,
-		cpu, float64(r.States)/cpu, float64(rss)/1e6, perState, r.Verdict)
+	if po && !r.PartialOrder {
+		poMode = "none" // the spec offers no reduction for it
+	}
+	factor := "-"
+	switch {
+	case !sym && !po && r.Complete:
+		*first = r.States
+	case *first > 0 && r.Complete:
+		factor = fmt.Sprintf("%.2f", float64(*first)/float64(r.States))
+	}
+	fmt.Printf("%-8s %-4s %-4s %12d %14d %6d %9.1f %9.1f %12.0f %12.1f %12.1f %7s  %s\n", size, mode, poMode, r.States, r.Transitions, r.Depth, r.Seconds,
+		cpu, float64(r.States)/cpu, float64(rss)/1e6, perState, factor, r.Verdict)
 	return perState, r.Complete || r.Verdict != "ok"
 }
 
 // checkOne checks one scaled configuration.
-func checkOne(name, fix, size, layout string, symmetry bool, workers int) (result, error) {
+func checkOne(name, fix, size, layout string, symmetry, por bool, workers int) (result, error) {
 	ranks, requests, err := parseSize(size)
 	if err != nil {
 		return result{}, err
@@ -160,8 +190,9 @@ func checkOne(name, fix, size, layout string, symmetry bool, workers int) (resul
 		return result{}, fmt.Errorf("%s: %v", size, err)
 	}
 	start := time.Now()
-	res := model.Check[spec.State, spec.Action](sp, model.Options{Workers: workers, MaxDepth: sc.Depth, MaxMemory: model.MachineMemory() / 4 * 3, Symmetry: symmetry})
-	r := result{Ranks: ranks, Requests: requests, Symmetric: res.Symmetric, States: res.States, Transitions: res.Transitions, Depth: res.Depth,
+	res := model.Check[spec.State, spec.Action](sp, model.Options{Workers: workers, MaxDepth: sc.Depth, MaxMemory: model.MachineMemory() / 4 * 3, Symmetry: symmetry,
+		PartialOrder: por})
+	r := result{Ranks: ranks, Requests: requests, Symmetric: res.Symmetric, PartialOrder: res.PartialOrder, States: res.States, Transitions: res.Transitions, Depth: res.Depth,
 		Complete: res.Complete, Verdict: "ok", Seconds: time.Since(start).Seconds(), Collision: res.CollisionProbability}
 	if len(res.Violations) > 0 {
 		r.Verdict = res.Violations[0].Invariant

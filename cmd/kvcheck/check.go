@@ -26,6 +26,7 @@ type checkOptions struct {
 	keepGoing bool
 	liveness  bool
 	symmetry  bool // --symmetry (symmetry.go)
+	por       bool // --por (por.go)
 	only      []string
 	json      bool
 	out       string // --out DIR: write each counterexample as a transcript (check_out.go)
@@ -61,7 +62,8 @@ type checkReport struct {
 	Seconds     float64           `json:"seconds"`
 	Goals       map[string]bool   `json:"goals"`
 	Liveness    bool              `json:"liveness_checked"`
-	Symmetric   bool              `json:"symmetry_reduced"` // states counts orbits of interchangeable ranks
+	Symmetric   bool              `json:"symmetry_reduced"`      // states counts orbits of interchangeable ranks
+	Reduced     bool              `json:"partial_order_reduced"` // the search took one order of independent ranks' steps
 	Collision   float64           `json:"collision_probability"`
 	Interrupted bool              `json:"interrupted,omitempty"`
 	Trace       []string          `json:"trace"`
@@ -104,6 +106,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.keepGoing, "keep-going", false, "collect one shortest violation per invariant and raising function instead of stopping at the first")
 	flags.BoolVar(&opts.liveness, "liveness", true, "also report a livelock: a reachable state from which no run ends with every request finished (runs when the search is complete; --liveness=false to skip)")
 	addSymmetryFlag(flags, &opts.symmetry)
+	addPartialOrderFlag(flags, &opts.por)
 	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to follow a known leak to the crash it causes")
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per checked variant")
 	flags.StringVar(&opts.out, "out", "", "write each counterexample (and each fix replaying it) as a transcript in this directory and print its path")
@@ -234,10 +237,11 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 				return fmt.Sprintf("%d states, %d states/s, depth %d, %.1fs", p.States, perSecond(p.States, elapsed), p.Depth, elapsed.Seconds())
 			})
 		},
-		KeepGoing: opts.keepGoing,
-		Liveness:  opts.liveness,
-		Symmetry:  opts.symmetry,
-		MaxMemory: maxMemory,
+		KeepGoing:    opts.keepGoing,
+		Liveness:     opts.liveness,
+		Symmetry:     opts.symmetry,
+		MaxMemory:    maxMemory,
+		PartialOrder: opts.por,
 	})
 	r := checkReport{
 		Scenario:    v.scenario.Name,
@@ -251,6 +255,7 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		Goals:       map[string]bool{},
 		Liveness:    res.LivenessChecked,
 		Symmetric:   res.Symmetric,
+		Reduced:     res.PartialOrder,
 		Collision:   res.CollisionProbability,
 		Trace:       []string{},
 		Reproduce:   reproduceCommand(v, opts),
@@ -356,6 +361,7 @@ func reproduceCommand(v variant, opts checkOptions) string {
 		parts = append(parts, "--liveness=false")
 	}
 	parts = symmetryArgs(parts, opts.symmetry)
+	parts = partialOrderArgs(parts, opts.por)
 	if opts.maxMemory != defaultMemoryShare {
 		parts = append(parts, "--max-memory", opts.maxMemory)
 	}
