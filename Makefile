@@ -76,7 +76,7 @@ compare:
 BENCH_ROUNDS ?= 5
 .PHONY: bench-spin bench-scale
 bench-spin:
-	$(GO) run ./model/poolbench/cmd/benchspin -rounds $(BENCH_ROUNDS)
+	$(GO) run ./cmd/benchspin -rounds $(BENCH_ROUNDS)
 
 # bench-scale: adp-dummy-leak scaled from 2 ranks x 4 requests to 3 x 8,
 # states, time, states per CPU second and peak bytes per state of each (not
