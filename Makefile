@@ -76,7 +76,7 @@ compare:
 BENCH_ROUNDS ?= 5
 .PHONY: bench-spin bench-scale
 bench-spin:
-	$(GO) run ./model/poolbench/cmd/benchspin -rounds $(BENCH_ROUNDS)
+	$(GO) run ./cmd/benchspin -rounds $(BENCH_ROUNDS)
 
 # bench-scale: adp-dummy-leak scaled from 2 ranks x 4 requests to 3 x 8,
 # states, time, states per CPU second and peak bytes per state of each (not
@@ -96,29 +96,36 @@ bench-scale:
 
 # mutate: mutation testing of spec/ and model/ with their own unit tests
 # (github.com/go-gremlins/gremlins, fetched from the Go module proxy; not in
-# CI). For each package it prints the surviving (LIVED) and timed-out
-# mutants and the summary (tests run uncached, -count=1, so the timeouts
-# gremlins derives from the coverage run are real): test efficacy = killed / (killed + lived),
-# mutator coverage = mutants some test reaches. KVCHECK_MUTATE=1 skips the
-# slow random-walk test (spec/robust_test.go). A full run takes hours on a
-# busy 2-core machine; narrow it while iterating:
-#   make mutate MUTATE_PKGS=./spec MUTATE_FILES='cache.go pool.go'
-# Reviewed survivors and the measured scores: docs/mutation.md.
+# CI). For each package it prints the surviving (LIVED), timed-out and
+# not-covered mutants and the summary (tests run uncached, -count=1, so the
+# timeouts gremlins derives from the coverage run are real): test efficacy =
+# killed / (killed + lived), mutator coverage = mutants some test reaches.
+# KVCHECK_MUTATE=1 skips the slow random-walk test (spec/robust_test.go).
+# A full run of spec/ takes hours on a busy 2-core machine; narrow it to
+# some of a package's files (its subpackages are then left out) and keep
+# the JSON report while iterating:
+#   make mutate MUTATE_PKGS=./spec MUTATE_FILES='cache.go pool.go' MUTATE_OUT=/tmp/m
+# (writes /tmp/m-spec.json). Run it from a checkout you do not edit
+# meanwhile (git worktree add --detach). Reviewed survivors and the measured scores:
+# docs/soundness.md, "Mutation testing".
 GREMLINS ?= $(GO) run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 MUTATE_PKGS ?= ./spec ./model
 MUTATE_FILES ?=
+MUTATE_OUT ?=
 MUTATE_FLAGS ?= --workers 1 --test-cpu 1 --timeout-coefficient 4
 .PHONY: mutate
 mutate:
 	@for pkg in $(MUTATE_PKGS); do \
-		excludes=""; \
+		excludes=""; out=""; \
 		if [ -n "$(MUTATE_FILES)" ]; then \
+			excludes="-E /"; \
 			for f in $$pkg/*.go; do \
 				base=$$(basename $$f); keep=no; \
 				for want in $(MUTATE_FILES); do [ "$$base" = "$$want" ] && keep=yes; done; \
-				[ $$keep = no ] && excludes="$$excludes -E $$base\$$"; \
+				[ $$keep = no ] && excludes="$$excludes -E ^$$(echo $$base | sed 's/[.]/[.]/g')\$$"; \
 			done; \
 		fi; \
+		[ -n "$(MUTATE_OUT)" ] && out="-o $(MUTATE_OUT)-$$(basename $$pkg).json"; \
 		echo "== mutation testing $$pkg $(MUTATE_FILES)"; \
-		GOFLAGS=-count=1 KVCHECK_MUTATE=1 $(GREMLINS) unleash $(MUTATE_FLAGS) -S lt $$excludes $$pkg || exit 1; \
+		GOFLAGS=-count=1 KVCHECK_MUTATE=1 $(GREMLINS) unleash $(MUTATE_FLAGS) -S ltc $$out $$excludes $$pkg || exit 1; \
 	done

@@ -177,6 +177,8 @@ func hashEncoding(b []byte) uint64 {
 	)
 	le := binary.LittleEndian
 	h := uint64(len(b)) ^ k0
+	// Equivalent mutant: "> 16" hashes a last full block as the tail, a
+	// different but equally good hash of the same bytes.
 	for len(b) >= 16 {
 		h = foldMul(le.Uint64(b)^k1, le.Uint64(b[8:])^h)
 		b = b[16:]

@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -118,5 +119,47 @@ func TestKeepGoingLooksPastViolations(t *testing.T) {
 	want := []string{"no-bad@1:1", "no-worse@2:1 2", "no-bad@3:1 2 3"}
 	if got := violationStrings(g, r.Violations); !reflect.DeepEqual(got, want) {
 		t.Errorf("violations %q, want %q (and no deadlock at the crash, no livelock)", got, want)
+	}
+}
+
+// storyGraph is a progressGraph that tells the story of a livelock
+// (model.LivelockStory), or none ("") for a cycle that starts at 31.
+type storyGraph struct{ progressGraph }
+
+func (g storyGraph) LivelockStory(start *int, cycle []int) string {
+	if *start == 31 {
+		return ""
+	}
+	return fmt.Sprintf("stuck at %d going round %v", *start, cycle)
+}
+
+// TestLassoCycleBeyondTheNearestSteps: when none of the steps nearest the
+// doomed state lies on a cycle (here the 20 steps out of 1), the lasso
+// still finds the cycle deeper down, by a depth-first search for a back
+// edge, and the spec's LivelockStory becomes its message unless it is
+// empty.
+//
+//	0 -> 9 (end) 1    1 -> 10..29    10..29 -> 30    30 -> 31    31 -> 30
+func TestLassoCycleBeyondTheNearestSteps(t *testing.T) {
+	edges := map[int][]int{0: {9, 1}, 30: {31}, 31: {30}}
+	for n := 10; n < 30; n++ {
+		edges[1] = append(edges[1], n)
+		edges[n] = []int{30}
+	}
+	g := storyGraph{progressGraph{endGraph: endGraph{graph: &graph{edges: edges}, ends: map[int]bool{9: true}}}}
+	r := checkBoth(t, g, model.Options{Liveness: true})
+	if got, want := checkLasso(t, g.progressGraph, r, false), "livelock@3:1 10 30 ~ 31 30"; got != want {
+		t.Errorf("lasso %q, want %q", got, want)
+	}
+	if got, want := r.Violations[0].Message, "stuck at 30 going round [31 30]"; got != want {
+		t.Errorf("message %q, want the spec's story %q", got, want)
+	}
+
+	// A story of "" leaves the checker's own message: entered at 31, the
+	// cycle starts there.
+	edges[0] = []int{9, 31}
+	r = checkBoth(t, g, model.Options{Liveness: true})
+	if got, want := r.Violations[0].Message, "no run from here finishes"; !strings.HasPrefix(got, want) {
+		t.Errorf("message %q, want the checker's %q...", got, want)
 	}
 }

@@ -52,19 +52,27 @@ func (s *search[S, A]) fixedBytes() int64 {
 // limit if there is one, else the machine's total, else 0 if neither can
 // be read (not Linux).
 func MachineMemory() int64 {
-	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+	return machineMemory("/sys/fs/cgroup/memory.max", "/proc/meminfo")
+}
+
+// machineMemory is MachineMemory reading the cgroup limit from cgroupMax
+// (its "max" means no limit) and the machine's total from meminfo.
+func machineMemory(cgroupMax, meminfo string) int64 {
+	total := memTotal(meminfo)
+	if b, err := os.ReadFile(cgroupMax); err == nil {
 		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 {
-			if total := memTotal(); total == 0 || n < total {
+			// n <= total here would return the same number.
+			if total == 0 || n < total {
 				return n
 			}
 		}
 	}
-	return memTotal()
+	return total
 }
 
-// memTotal reads MemTotal from /proc/meminfo (0 if it cannot).
-func memTotal() int64 {
-	f, err := os.Open("/proc/meminfo")
+// memTotal reads MemTotal from a /proc/meminfo (0 if it cannot).
+func memTotal(meminfo string) int64 {
+	f, err := os.Open(meminfo)
 	if err != nil {
 		return 0
 	}

@@ -1,7 +1,10 @@
 package model
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -87,5 +90,51 @@ func TestOutOfMemory(t *testing.T) {
 	r := Check[blob, int](blobTree{depth: 16}, Options{MaxMemory: 1 << 20})
 	if !r.OutOfMemory || r.Complete || r.States == 0 || r.States >= 1<<17 {
 		t.Fatalf("got OutOfMemory %v, Complete %v after %d states; want an incomplete out-of-memory result", r.OutOfMemory, r.Complete, r.States)
+	}
+}
+
+// TestMachineMemory: the cgroup's limit wins when it is a positive number
+// below the machine's total (or the total is unknown); "max", zero, a
+// missing file or a larger limit leave the total; an unreadable or
+// malformed meminfo counts as unknown.
+func TestMachineMemory(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	meminfo := file("meminfo", "MemFree:  10 kB\nMemTotal:     2048 kB\n")
+	missing := filepath.Join(dir, "missing")
+	for _, c := range []struct {
+		cgroup, meminfo string
+		want            int64
+	}{
+		{file("max", "max\n"), meminfo, 2048 << 10},
+		{file("limit", "1048576\n"), meminfo, 1 << 20},
+		{file("over", "4194304\n"), meminfo, 2048 << 10},
+		{file("zero", "0\n"), meminfo, 2048 << 10},
+		{missing, meminfo, 2048 << 10},
+		{file("limit2", "1048576\n"), missing, 1 << 20},
+		{missing, missing, 0},
+		{missing, file("bad", "MemTotal: lots kB\n"), 0},
+		{missing, file("none", "MemFree: 10 kB\n"), 0},
+	} {
+		if got := machineMemory(c.cgroup, c.meminfo); got != c.want {
+			t.Errorf("machineMemory(%s, %s) = %d, want %d", filepath.Base(c.cgroup), filepath.Base(c.meminfo), got, c.want)
+		}
+	}
+}
+
+// TestDiskQueueWriteError: a spill that cannot create its file stops the
+// check with an incomplete result whose error says so.
+func TestDiskQueueWriteError(t *testing.T) {
+	defer func(size int) { queueBlockSize = size }(queueBlockSize)
+	queueBlockSize = 16 << 10
+	r := Check[blob, int](blobTree{depth: 14}, Options{MaxMemory: 5 << 20, SpillDir: filepath.Join(t.TempDir(), "missing")})
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "writing the disk queue") || r.Complete {
+		t.Fatalf("got Err %v, Complete %v; want an incomplete result failing to write the disk queue", r.Err, r.Complete)
 	}
 }

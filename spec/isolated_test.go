@@ -279,6 +279,21 @@ func TestRanksAgreeClauses(t *testing.T) {
 	}
 }
 
+// TestEveryRequestSlot: a configuration with MaxRequests requests has a
+// slot for each: every one arrives into its own ID.
+func TestEveryRequestSlot(t *testing.T) {
+	cfg := testConfig()
+	for len(cfg.Requests) < MaxRequests {
+		cfg.Requests = append(cfg.Requests, cfg.Requests[2])
+	}
+	_, s, _ := fixture(t, cfg)
+	for id := 1; id <= MaxRequests; id++ {
+		if st := s.Ranks[0].Requests[id].State; st != ContextInit {
+			t.Errorf("request %d is %v after every arrival, want %v", id, st, ContextInit)
+		}
+	}
+}
+
 // TestValidateBoundaries: each limit of Validate accepts its boundary
 // value and rejects the next one, naming the field.
 func TestValidateBoundaries(t *testing.T) {
@@ -315,6 +330,12 @@ func TestValidateBoundaries(t *testing.T) {
 				c.Requests = append(c.Requests, c.Requests[2])
 			}
 		}, "requests must number 1.."},
+		{"stage_adp_ranks", func(c *Config) { c.StageADPRanks = 1 }, func(c *Config) { c.StageADPRanks = 2 }, "stage_adp_ranks 2 needs loop=pipeline"},
+		{"stage pool holds the longest request", func(c *Config) {
+			c.Loop, c.Ranks, c.StageTargetBlocks[1] = PipelineLoop, 2, 5
+		}, func(c *Config) {
+			c.Loop, c.Ranks, c.StageTargetBlocks[1] = PipelineLoop, 2, 4
+		}, "stage_target_blocks: stage 1 must hold the longest request (5 blocks"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			good, bad := testConfig(), testConfig()

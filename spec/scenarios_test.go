@@ -238,3 +238,31 @@ func TestParseActionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestParseActionKinds: the arguments no built-in scenario's round trip
+// reaches (a KV receipt, update-resources, early finishes) parse into
+// their fields, and a bad value is refused.
+func TestParseActionKinds(t *testing.T) {
+	sp, _ := draftAdmission.Spec(0)
+	for line, want := range map[string]Action{
+		"kv-received req=2 rank=0":               {Kind: ActReceiveKV, ID: 2},
+		"update-resources rank=0 batch=none":     {Kind: ActUpdateResources, Fate: fateNone},
+		"update-resources rank=0 batch=previous": {Kind: ActUpdateResources, Fate: fateProcessed},
+		"update-resources rank=0 batch=deferred": {Kind: ActUpdateResources, Fate: fateDeferred},
+		"forward rank=0 eos=1,8":                 {Kind: ActForward, EOS: 1<<1 | 1<<8},
+	} {
+		if got, err := sp.ParseAction(line); err != nil || got != want {
+			t.Errorf("ParseAction(%q) = %+v, %v; want %+v", line, got, err, want)
+		}
+	}
+	for line, want := range map[string]string{
+		"kv-received rank=0":                  "missing req=N",
+		"update-resources rank=0 batch=later": "batch=later: expected previous, deferred or none",
+		"update-resources rank=0":             "missing batch=",
+		"forward rank=0 eos=1,9":              "eos=1,9: expected an integer 0..8",
+	} {
+		if _, err := sp.ParseAction(line); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseAction(%q) = %v; want an error containing %q", line, err, want)
+		}
+	}
+}

@@ -89,14 +89,16 @@ var _ model.Spec[State, Action] = (*Pool)(nil)
 
 // New returns the spec of cfg, or an error if cfg is outside State's limits.
 func New(cfg Config) (*Pool, error) {
-	switch {
-	case cfg.Blocks < 1 || cfg.Blocks > MaxBlocks:
+	if cfg.Blocks < 1 || cfg.Blocks > MaxBlocks {
 		return nil, fmt.Errorf("poolbench: Blocks = %d, want 1..%d", cfg.Blocks, MaxBlocks)
-	case cfg.Requests < 1 || cfg.Requests > MaxRequests:
+	}
+	if cfg.Requests < 1 || cfg.Requests > MaxRequests {
 		return nil, fmt.Errorf("poolbench: Requests = %d, want 1..%d", cfg.Requests, MaxRequests)
-	case cfg.MaxK < 1 || cfg.MaxK > cfg.Blocks:
+	}
+	if cfg.MaxK < 1 || cfg.MaxK > cfg.Blocks {
 		return nil, fmt.Errorf("poolbench: MaxK = %d, want 1..Blocks", cfg.MaxK)
-	case cfg.MaxH < 1 || cfg.MaxH > 255:
+	}
+	if cfg.MaxH < 1 || cfg.MaxH > 255 {
 		return nil, errors.New("poolbench: MaxH must be in 1..255")
 	}
 	p := &Pool{cfg: cfg}

@@ -175,16 +175,71 @@ func TestActionStringRoundTrip(t *testing.T) {
 	}
 }
 
-func TestNewRejectsBadConfig(t *testing.T) {
-	for _, cfg := range []poolbench.Config{
-		{Blocks: 0, Requests: 2, MaxK: 1, MaxH: 1},
-		{Blocks: poolbench.MaxBlocks + 1, Requests: 2, MaxK: 1, MaxH: 1},
-		{Blocks: 7, Requests: poolbench.MaxRequests + 1, MaxK: 1, MaxH: 1},
-		{Blocks: 7, Requests: 2, MaxK: 8, MaxH: 3},
-		{Blocks: 7, Requests: 2, MaxK: 2, MaxH: 0},
+// TestNewChecksBounds: New accepts each limit of Config's ranges and
+// rejects one past it.
+func TestNewChecksBounds(t *testing.T) {
+	ok := poolbench.Config{Blocks: 7, Requests: 2, MaxK: 2, MaxH: 3}
+	for _, c := range []struct {
+		set   func(*poolbench.Config)
+		valid bool
+	}{
+		{func(c *poolbench.Config) { c.Blocks = 0 }, false},
+		{func(c *poolbench.Config) { c.Blocks, c.MaxK = 1, 1 }, true},
+		{func(c *poolbench.Config) { c.Blocks = poolbench.MaxBlocks }, true},
+		{func(c *poolbench.Config) { c.Blocks = poolbench.MaxBlocks + 1 }, false},
+		{func(c *poolbench.Config) { c.Requests = 0 }, false},
+		{func(c *poolbench.Config) { c.Requests = 1 }, true},
+		{func(c *poolbench.Config) { c.Requests = poolbench.MaxRequests }, true},
+		{func(c *poolbench.Config) { c.Requests = poolbench.MaxRequests + 1 }, false},
+		{func(c *poolbench.Config) { c.MaxK = 0 }, false},
+		{func(c *poolbench.Config) { c.MaxK = 1 }, true},
+		{func(c *poolbench.Config) { c.MaxK = 7 }, true},
+		{func(c *poolbench.Config) { c.MaxK = 8 }, false},
+		{func(c *poolbench.Config) { c.MaxH = 0 }, false},
+		{func(c *poolbench.Config) { c.MaxH = 1 }, true},
+		{func(c *poolbench.Config) { c.MaxH = 255 }, true},
+		{func(c *poolbench.Config) { c.MaxH = 256 }, false},
 	} {
-		if _, err := poolbench.New(cfg); err == nil {
-			t.Errorf("New(%+v) succeeded", cfg)
+		cfg := ok
+		c.set(&cfg)
+		if _, err := poolbench.New(cfg); (err == nil) != c.valid {
+			t.Errorf("New(%+v): error %v, want valid %v", cfg, err, c.valid)
 		}
+	}
+}
+
+// TestInvariantsCatchPlantedBugs: each invariant fires on a state that
+// breaks it, naming the request and the counts.
+func TestInvariantsCatchPlantedBugs(t *testing.T) {
+	p := newPool(t, poolbench.DefaultConfig)
+	s := p.Initial()
+	s.Owner[0], s.Held[1], s.Free = 2, 1, 6 // q1 holds block 0
+	for _, inv := range p.Invariants() {
+		if f := inv.Check(&s); f != nil {
+			t.Fatalf("%s fires on a consistent state: %s", inv.Name, f.Message)
+		}
+	}
+	want := map[string]string{
+		"conservation": "I1: nfree 7 + held 1 != 7 blocks",
+		"owner-table":  "I2: request q1 owns 0 blocks but held = 1",
+	}
+	broken := map[string]func(*poolbench.State){
+		"conservation": func(s *poolbench.State) { s.Free = 7 },
+		"owner-table":  func(s *poolbench.State) { s.Owner[0] = 0 },
+	}
+	for _, inv := range p.Invariants() {
+		plant, ok := broken[inv.Name]
+		if !ok {
+			continue
+		}
+		bad := s
+		plant(&bad)
+		if f := inv.Check(&bad); f == nil || f.Message != want[inv.Name] {
+			t.Errorf("%s on a planted bug: %+v, want %q", inv.Name, f, want[inv.Name])
+		}
+		delete(broken, inv.Name)
+	}
+	if len(broken) != 0 {
+		t.Errorf("invariants %v not found", broken)
 	}
 }

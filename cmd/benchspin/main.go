@@ -52,7 +52,7 @@ func main() {
 	check(err)
 	check(os.WriteFile(filepath.Join(dir, "pool.pml"), src, 0o644))
 	poolcheck := filepath.Join(dir, "poolcheck")
-	build(".", "go", "build", "-o", poolcheck, "./model/poolbench/cmd/poolcheck")
+	build(".", "go", "build", "-o", poolcheck, "./cmd/poolcheck")
 	build(dir, "spin", "-a", "pool.pml")
 	modes := []struct{ name, flags, width string }{
 		{"spin exact", "", "-w21"},

@@ -1,0 +1,107 @@
+package spec
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestRandomConfigRanges: RandomConfig keeps its base's shape and, over
+// many draws, covers exactly the ranges it documents for each size (so a
+// changed bound or a lost choice shows), and enough of its draws are valid
+// for kvcheck fuzz --random-configs to use.
+func TestRandomConfigRanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	seen := map[string][2]int{} // field -> [min, max] observed
+	note := func(field string, v int) {
+		r, ok := seen[field]
+		if !ok {
+			r = [2]int{v, v}
+		}
+		seen[field] = [2]int{min(r[0], v), max(r[1], v)}
+	}
+	for _, name := range []string{"draft-admission", "adp-dummy-leak", "pp-stage-divergence", "eviction-ladder"} {
+		sc, err := LookupScenario(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := sc.Config
+		valid := 0
+		for range 400 {
+			c := RandomConfig(rng, base)
+			if c.Loop != base.Loop || c.AttentionDP != base.AttentionDP || c.DraftPool != base.DraftPool || c.KVTransceiver != base.KVTransceiver {
+				t.Fatalf("%s: the shape changed:\n%s", name, FormatConfig(&c))
+			}
+			if c.Validate() == nil {
+				valid++
+			}
+			for f, v := range map[string]int{
+				"tokens_per_block": int(c.TokensPerBlock), "max_batch_size": int(c.MaxBatchSize), "max_num_tokens": int(c.MaxNumTokens),
+				"chunk_unit_size": int(c.ChunkUnitSize), "target_blocks": int(c.TargetBlocks), "draft_blocks": int(c.DraftBlocks),
+				"target_index_slots": int(c.TargetIndexSlots), "draft_index_slots": int(c.DraftIndexSlots),
+				"resume_gate": int(c.ResumeGatePercent), "version": int(c.Version), "requests": len(c.Requests),
+			} {
+				note(f, v)
+			}
+			if c.DraftPool != NoDraftPool {
+				note("max_draft_len", int(c.MaxDraftLen))
+			}
+			note("reserve_draft_tokens<=max_draft_len", b2i(c.ReserveDraftTokens <= c.MaxDraftLen))
+			if base.Loop == PipelineLoop || base.AttentionDP || base.Ranks > 1 {
+				note("ranks", int(c.Ranks))
+			} else if c.Ranks != base.Ranks {
+				t.Fatalf("%s: ranks %d, base %d", name, c.Ranks, base.Ranks)
+			}
+			if c.AttentionDP {
+				note("max_num_active_requests", int(c.MaxNumActiveRequests))
+			}
+			for r := range MaxRanks {
+				if c.StageTargetBlocks[r] != 0 {
+					note("stage_target_blocks", int(c.StageTargetBlocks[r]))
+				}
+				if c.StageTargetBlocks[r] != 0 && (c.Loop != PipelineLoop || r >= int(c.Ranks)) || c.StageDraftBlocks[r]|c.StageHostBlocks[r] != 0 {
+					t.Fatalf("%s: stage pools %v %v %v on %d ranks", name, c.StageTargetBlocks, c.StageDraftBlocks, c.StageHostBlocks, c.Ranks)
+				}
+			}
+			for _, r := range c.Requests {
+				note("prompt_len", int(r.PromptLen))
+				note("max_new_tokens", int(r.MaxNewTokens))
+				note("receiving_kv", b2i(r.ReceivingKV))
+				if r.Family != NoFamily {
+					note("family", int(r.Family))
+					note("shared_prefix<=prompt_len", b2i(r.SharedPrefix <= r.PromptLen))
+				}
+				if c.Loop == PipelineLoop {
+					note("pipeline_request_rank", int(r.Rank))
+				} else {
+					note("request_rank<ranks", b2i(r.Rank < c.Ranks))
+				}
+			}
+			for f, v := range map[string]bool{"chunked_prefill": c.ChunkedPrefill, "host_tier": c.HostTier, "recompute_pause": c.RecomputePause, "block_reuse": c.BlockReuse, "early_finish": c.EarlyFinish} {
+				note(f, b2i(v))
+			}
+		}
+		if valid < 40 {
+			t.Errorf("%s: only %d of 400 draws valid", name, valid)
+		}
+	}
+	want := map[string][2]int{
+		"tokens_per_block": {1, 8}, "max_batch_size": {1, 6}, "max_num_tokens": {4, 32}, "chunk_unit_size": {1, 8},
+		"target_blocks": {2, 24}, "draft_blocks": {2, 24}, "target_index_slots": {1, 8}, "draft_index_slots": {1, 8},
+		"resume_gate": {50, 100}, "version": {0, 1}, "requests": {1, 6}, "max_draft_len": {1, 3},
+		"reserve_draft_tokens<=max_draft_len": {1, 1}, "ranks": {2, MaxRanks}, "max_num_active_requests": {0, 4},
+		"stage_target_blocks": {2, 24}, "prompt_len": {1, 24}, "max_new_tokens": {1, 6}, "receiving_kv": {0, 1},
+		"family": {0, 1}, "shared_prefix<=prompt_len": {1, 1}, "pipeline_request_rank": {0, 0}, "request_rank<ranks": {1, 1},
+		"chunked_prefill": {0, 1}, "host_tier": {0, 1}, "recompute_pause": {0, 1}, "block_reuse": {0, 1}, "early_finish": {0, 1},
+	}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("ranges drawn:\n%v\nwant\n%v", seen, want)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
