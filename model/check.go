@@ -226,7 +226,7 @@ func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 		res.Goals[i] = GoalResult{Name: g.Name, Doc: g.Doc, Reached: s.reached[i]}
 	}
 	if s.por != nil {
-		rederive(spec, opts, &res)
+		rederive(spec, opts, &res, s.depthCut)
 	}
 	slices.SortStableFunc(res.Violations, func(a, b Violation[A]) int { return a.Depth - b.Depth })
 	res.Elapsed = time.Since(start)

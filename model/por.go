@@ -136,7 +136,19 @@ func (s *search[S, A]) reduce(w *worker[S, A], st *S) int {
 // violations are replaced by the re-derived ones. A failing check thus
 // costs the reduced search plus the unreduced one up to the violation;
 // a passing one (no violation) costs the reduced search only.
-func rederive[S, A any](spec Spec[S, A], opts Options, res *Result[A]) {
+//
+// A reduced search cut by MaxDepth proves nothing about the full graph up
+// to that depth (its paths may be longer), so it is replaced whole by the
+// unreduced search with the same bound.
+func rederive[S, A any](spec Spec[S, A], opts Options, res *Result[A], depthCut bool) {
+	if depthCut {
+		full := opts
+		full.PartialOrder = false
+		reduced := res.Reduced
+		*res = Check(spec, full)
+		res.PartialOrder, res.Reduced, res.Rederived = true, reduced, res.States
+		return
+	}
 	depth, found := 0, false
 	for _, v := range res.Violations {
 		if v.Invariant != LivelockInvariant {

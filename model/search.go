@@ -50,6 +50,7 @@ type search[S, A any] struct {
 	transitions int
 	depth       int32 // deepest level stored
 	cut         bool  // MaxDepth or MaxStates kept part of the space unexplored
+	depthCut    bool  // MaxDepth did (a state at the bound had enabled actions)
 	stopped     bool  // stopped at a violation (no KeepGoing)
 	interrupted bool  // Options.Stop ended the search (cut is set too)
 	outOfMemory bool  // stopped because the next step would pass MaxMemory
@@ -498,7 +499,7 @@ func (s *search[S, A]) assign(depth int32, chunk int) (at int, stop bool) {
 				continue
 			}
 			if e.cut {
-				s.cut = true
+				s.cut, s.depthCut = true, true
 				continue
 			}
 			for k := range candidates {
