@@ -35,3 +35,14 @@ func TestCheckPartialOrder(t *testing.T) {
 		t.Errorf("without --por %s in %d steps, with it %s in %d steps", plain.Verdict, plain.Steps, reduced.Verdict, reduced.Steps)
 	}
 }
+
+// TestCheckPartialOrderEveryScenario: with --por every built-in scenario
+// variant gives the verdict it expects, including the mechanisms its
+// reaches: list wants exercised (coverage counts the steps the reduced
+// search takes, which are fewer).
+func TestCheckPartialOrderEveryScenario(t *testing.T) {
+	code, out, errOut := runKvcheck("check", "--por", "--workers", "1")
+	if code != exitOK || !strings.Contains(out+errOut, "every verdict is as expected") {
+		t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, exitOK, out, errOut)
+	}
+}
