@@ -72,8 +72,9 @@ type Options struct {
 	// full search is found. A violation found this way may have a longer
 	// trace than the shortest, so Check then re-runs an unreduced search
 	// bounded by the deepest violation found, whose violations (the
-	// shortest ones, as without the reduction) it reports; see
-	// Result.Rederived.
+	// shortest ones, as without the reduction) it reports; a livelock, or
+	// a search cut by MaxDepth, is replaced by the whole unreduced search.
+	// See Result.Rederived and docs/engine.md.
 	PartialOrder bool
 	// Progress, when set, is called after each round with the counts so
 	// far, from the goroutine that called Check.

@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // PartialOrder is implemented by a spec whose actions are mostly steps of
 // processes that act alone (the KV-cache spec: ranks between two
 // collectives), so that a search may explore one interleaving of them
@@ -137,16 +139,26 @@ func (s *search[S, A]) reduce(w *worker[S, A], st *S) int {
 // costs the reduced search plus the unreduced one up to the violation;
 // a passing one (no violation) costs the reduced search only.
 //
-// A reduced search cut by MaxDepth proves nothing about the full graph up
-// to that depth (its paths may be longer), so it is replaced whole by the
-// unreduced search with the same bound.
+// Two outcomes are replaced whole by the unreduced search with the same
+// options: a reduced search cut by MaxDepth, which proves nothing about the
+// full graph up to that depth (its paths may be longer); and a livelock,
+// whose stem is a shortest path of the reduced graph to a doomed state and
+// may be longer than the full graph's, while the liveness analysis that
+// finds the shortest needs the complete graph. Such a check costs the
+// reduced search plus the unreduced one.
 func rederive[S, A any](spec Spec[S, A], opts Options, res *Result[A], depthCut bool) {
-	if depthCut {
+	livelock := slices.ContainsFunc(res.Violations, func(v Violation[A]) bool { return v.Invariant == LivelockInvariant })
+	if depthCut || livelock {
 		full := opts
 		full.PartialOrder = false
+		r := Check(spec, full)
+		if !depthCut && (r.Interrupted || r.OutOfMemory || r.Err != nil) {
+			res.Rederived = r.States
+			return // keep the reduced search's livelock, which replays
+		}
 		reduced := res.Reduced
-		*res = Check(spec, full)
-		res.PartialOrder, res.Reduced, res.Rederived = true, reduced, res.States
+		*res = r
+		res.PartialOrder, res.Reduced, res.Rederived = true, reduced, r.States
 		return
 	}
 	depth, found := 0, false
@@ -178,7 +190,7 @@ func rederive[S, A any](spec Spec[S, A], opts Options, res *Result[A], depthCut 
 	out := r.Violations
 	for _, v := range res.Violations {
 		if !seen[violationKey{v.Invariant, v.Group}] {
-			out = append(out, v) // the livelock, or a group the bounded search missed
+			out = append(out, v) // a group the bounded search missed
 		}
 	}
 	res.Violations = out
