@@ -81,27 +81,30 @@ func TestFuzzSIGINTKeepsItsCounterexample(t *testing.T) {
 }
 
 // TestFuzzTimeIsTheWholeRun: --time bounds the whole run, not each
-// variant: four variants share one second.
+// variant: four variants share one second, and each one the budget cut
+// says so of the run's budget. (How long the walks took is not asserted:
+// wall-clock bounds fail on a loaded machine; `make bench-*` measures.)
 func TestFuzzTimeIsTheWholeRun(t *testing.T) {
 	code, out, errOut := runKvcheck("fuzz", "--scenario", "draft-admission", "--seed", "1", "--workers", "1", "--time", "1s", "--json")
 	if code != exitIncomplete {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	total := 0.0
+	incomplete := 0
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var r fuzzReport
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
 		}
-		total += r.Seconds
-		if r.Result == verdictIncomplete && !strings.Contains(r.Message, "of the run's --time 1s") {
+		if r.Result != verdictIncomplete {
+			continue
+		}
+		incomplete++
+		if !strings.Contains(r.Message, "of the run's --time 1s") {
 			t.Errorf("message %q does not name the run's budget", r.Message)
 		}
 	}
-	// A round (about 1<<15 steps) may run past the budget; four variants
-	// of a 1s budget each would take 4s.
-	if total > 2 {
-		t.Errorf("the variants walked %.2fs in all under --time 1s", total)
+	if incomplete == 0 {
+		t.Errorf("no variant was cut by the run's budget\n%s", out)
 	}
 }
 
