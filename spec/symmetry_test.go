@@ -300,6 +300,23 @@ func TestSymmetryTestCatchesPlantedBugs(t *testing.T) {
 		}
 	}
 
+	// The crash's rank, on overlap-two-ranks's real code, which crashes.
+	crashing, err := LookupScenario("overlap-two-ranks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csp, err := New(symmetric(crashing.Config, 2, []int{0, 2}, true), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashRankKept := func(g *rankSymmetry, dst, s *State) {
+		g.apply(dst, s, 2)
+		dst.Crash.Rank = s.Crash.Rank
+	}
+	if msg, _ := checkSymmetrySound(csp, sampleStates(csp, rng, 500, 20, 150), crashRankKept); msg == "" {
+		t.Errorf("planted bug %q not caught", "crash rank not mapped")
+	}
+
 	// Two same-template requests on one rank: swapping them is not a
 	// symmetry.
 	cfg := sc.Config
