@@ -184,7 +184,9 @@ func (s *search[S, A]) run() {
 	defer s.next.close()
 	init := s.spec.Initial()
 	s.canonicalize(&init)
-	fp := s.spec.Fingerprint(&init)
+	// The fingerprint successors are looked up by (the encoding's hash for
+	// a ByteStates spec), so a step back to the initial state finds it.
+	fp := s.fingerprint(&init)
 	s.visited.insert(fp, 0)
 	s.links.grow(1)
 	s.count = 1
