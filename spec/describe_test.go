@@ -103,3 +103,31 @@ func TestFieldsWordFieldsTheTablesDoNotKnow(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestWordFieldAndActionKindNamed: the helpers the explain page uses word a
+// raw value as Describe does (a stored plus-one as its number, "none" for
+// zero; a plain count as itself) and find every action kind by its
+// transcript name, and no other.
+func TestWordFieldAndActionKindNamed(t *testing.T) {
+	for _, tt := range []struct {
+		key  FieldKey
+		raw  uint64
+		want string
+	}{
+		{KeyPreResizeCapacity, 0, "none"},
+		{KeyPreResizeCapacity, 5, "4"},
+		{KeyArrived, 5, "5"},
+	} {
+		if got := WordField(tt.key, tt.raw); got != tt.want {
+			t.Errorf("WordField(%s, %d) = %q, want %q", tt.key, tt.raw, got, tt.want)
+		}
+	}
+	for k := ActArrive; k < numActionKinds; k++ {
+		if got, ok := ActionKindNamed(k.String()); !ok || got != k {
+			t.Errorf("ActionKindNamed(%q) = %v, %v; want %v", k.String(), got, ok, k)
+		}
+	}
+	if got, ok := ActionKindNamed("launch"); ok {
+		t.Errorf("ActionKindNamed(launch) = %v, want none", got)
+	}
+}
