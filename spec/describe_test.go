@@ -131,3 +131,17 @@ func TestWordFieldAndActionKindNamed(t *testing.T) {
 		t.Errorf("ActionKindNamed(launch) = %v, want none", got)
 	}
 }
+
+// TestBatchDescribe: Dump's rendering of a ScheduledRequests batch names
+// each context chunk (and the last one), each generation entry, the ADP
+// dummy by its incarnation, accepted draft tokens and an early finish.
+func TestBatchDescribe(t *testing.T) {
+	b := Batch{Count: 4}
+	b.Entries[0] = BatchEntry{Kind: ContextChunk, ID: 1, Chunk: 8}
+	b.Entries[1] = BatchEntry{Kind: ContextChunk, ID: 3, Chunk: 4, Last: true}
+	b.Entries[2] = BatchEntry{Kind: GenerationStep, ID: 2, Accepted: 1, EOS: true}
+	b.Entries[3] = BatchEntry{Kind: GenerationStep, ID: dummyID, Incarnation: 2}
+	if got, want := b.describe(), "ctx 1 chunk 8, ctx 3 chunk 4 last, gen 2 accepted 1 eos, gen dummy#2"; got != want {
+		t.Errorf("describe = %q, want %q", got, want)
+	}
+}
