@@ -12,7 +12,7 @@ func RandomConfig(rng *rand.Rand, base Config) Config {
 	c := base
 	c.TokensPerBlock = uint32(1 + rng.IntN(8))
 	c.MaxDraftLen = base.MaxDraftLen
-	if c.DraftPool != NoDraftPool || rng.IntN(2) == 0 {
+	if c.DraftPool != NoDraftPool || rng.IntN(2) == 0 { // (rng.IntN(2) != 0: the same odds, an equivalent mutant)
 		c.MaxDraftLen = uint32(1 + rng.IntN(3))
 	}
 	c.ReserveDraftTokens = uint32(rng.IntN(int(c.MaxDraftLen) + 1))
@@ -27,7 +27,7 @@ func RandomConfig(rng *rand.Rand, base Config) Config {
 	c.ResumeGatePercent = []uint8{100, 100, 90, 75, 50}[rng.IntN(5)]
 	c.HostTier = rng.IntN(3) == 0
 	c.RecomputePause = rng.IntN(4) != 0
-	c.BlockReuse = rng.IntN(2) == 0
+	c.BlockReuse = rng.IntN(2) == 0 // "!= 0" has the same odds: an equivalent mutant
 	c.Version = CodeVersion(rng.IntN(2))
 	c.EarlyFinish = rng.IntN(4) == 0
 	if c.Loop == PipelineLoop || c.AttentionDP || c.Ranks > 1 {
