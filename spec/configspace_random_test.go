@@ -12,7 +12,7 @@ import (
 // for kvcheck fuzz --random-configs to use.
 func TestRandomConfigRanges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	seen := map[string][2]int{} // field -> [min, max] observed
+	seen := map[string][2]int{}      // field -> [min, max] observed
 	on, draws := map[string]int{}, 0 // switch -> draws that turned it on
 	note := func(field string, v int) {
 		r, ok := seen[field]
