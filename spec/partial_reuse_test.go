@@ -219,3 +219,18 @@ func TestCloseKeepsTheWidestPartialTail(t *testing.T) {
 		}
 	}
 }
+
+// TestStopCommitting: the transcripts' StopCommitting reads the flag the
+// last commit (stop_committing) sets, and only then.
+func TestStopCommitting(t *testing.T) {
+	_, _, v := fixture(t, partialConfig(true))
+	c := activeCache(t, v, Target, 1, 12, 0)
+	v.commitCache(Target, 1, 8, false)
+	if c.StopCommitting() {
+		t.Error("StopCommitting before the last commit")
+	}
+	v.commitCache(Target, 1, 9, true)
+	if !c.StopCommitting() {
+		t.Error("not StopCommitting after the last commit")
+	}
+}
