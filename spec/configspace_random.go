@@ -7,12 +7,13 @@ import "math/rand/v2"
 // pool's mode, the disaggregated-serving settings) and draws the sizes,
 // budgets, switches and up to six requests at random. The caller's rng is
 // the only source of randomness, so a seed reproduces the draw. The result
-// may be invalid (see Config.Validate): callers draw again.
+// may be invalid (see Config.Validate): callers draw again. Each coin flip
+// rng.IntN(2) == 0 has the odds of its mutant != 0 (equivalent mutants).
 func RandomConfig(rng *rand.Rand, base Config) Config {
 	c := base
 	c.TokensPerBlock = uint32(1 + rng.IntN(8))
 	c.MaxDraftLen = base.MaxDraftLen
-	if c.DraftPool != NoDraftPool || rng.IntN(2) == 0 { // (rng.IntN(2) != 0: the same odds, an equivalent mutant)
+	if c.DraftPool != NoDraftPool || rng.IntN(2) == 0 {
 		c.MaxDraftLen = uint32(1 + rng.IntN(3))
 	}
 	c.ReserveDraftTokens = uint32(rng.IntN(int(c.MaxDraftLen) + 1))
@@ -27,7 +28,7 @@ func RandomConfig(rng *rand.Rand, base Config) Config {
 	c.ResumeGatePercent = []uint8{100, 100, 90, 75, 50}[rng.IntN(5)]
 	c.HostTier = rng.IntN(3) == 0
 	c.RecomputePause = rng.IntN(4) != 0
-	c.BlockReuse = rng.IntN(2) == 0 // "!= 0" has the same odds: an equivalent mutant
+	c.BlockReuse = rng.IntN(2) == 0
 	c.Version = CodeVersion(rng.IntN(2))
 	c.EarlyFinish = rng.IntN(4) == 0
 	if c.Loop == PipelineLoop || c.AttentionDP || c.Ranks > 1 {
