@@ -127,8 +127,10 @@ func TestWordFieldAndActionKindNamed(t *testing.T) {
 			t.Errorf("ActionKindNamed(%q) = %v, %v; want %v", k.String(), got, ok, k)
 		}
 	}
-	if got, ok := ActionKindNamed("launch"); ok {
-		t.Errorf("ActionKindNamed(launch) = %v, want none", got)
+	for _, name := range []string{"launch", numActionKinds.String()} {
+		if got, ok := ActionKindNamed(name); ok {
+			t.Errorf("ActionKindNamed(%s) = %v, want none", name, got)
+		}
 	}
 }
 
