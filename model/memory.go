@@ -61,7 +61,7 @@ func machineMemory(cgroupMax, meminfo string) int64 {
 	total := memTotal(meminfo)
 	if b, err := os.ReadFile(cgroupMax); err == nil {
 		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 {
-			// n <= total here would return the same number.
+			// Equivalent mutant: "n <= total" returns the same number.
 			if total == 0 || n < total {
 				return n
 			}

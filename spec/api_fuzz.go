@@ -9,7 +9,7 @@ package spec
 // environment makes rarely (some draft tokens accepted, an early finish at
 // EOS), so that a walk can favour or switch off each of them.
 func (sp *Spec) ActionClasses() []string {
-	names := make([]string, 0, numActionKinds+1)
+	names := make([]string, 0, numActionKinds+1) // a capacity: its mutants are equivalent
 	for k := ActArrive; k < numActionKinds; k++ {
 		names = append(names, k.String())
 	}

@@ -7,7 +7,8 @@ import "math/rand/v2"
 // pool's mode, the disaggregated-serving settings) and draws the sizes,
 // budgets, switches and up to six requests at random. The caller's rng is
 // the only source of randomness, so a seed reproduces the draw. The result
-// may be invalid (see Config.Validate): callers draw again.
+// may be invalid (see Config.Validate): callers draw again. Each coin flip
+// rng.IntN(2) == 0 has the odds of its mutant != 0 (equivalent mutants).
 func RandomConfig(rng *rand.Rand, base Config) Config {
 	c := base
 	c.TokensPerBlock = uint32(1 + rng.IntN(8))

@@ -12,7 +12,8 @@ import (
 // for kvcheck fuzz --random-configs to use.
 func TestRandomConfigRanges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	seen := map[string][2]int{} // field -> [min, max] observed
+	seen := map[string][2]int{}      // field -> [min, max] observed
+	on, draws := map[string]int{}, 0 // switch -> draws that turned it on
 	note := func(field string, v int) {
 		r, ok := seen[field]
 		if !ok {
@@ -77,8 +78,10 @@ func TestRandomConfigRanges(t *testing.T) {
 					note("request_rank<ranks", b2i(r.Rank < c.Ranks))
 				}
 			}
+			draws++
 			for f, v := range map[string]bool{"chunked_prefill": c.ChunkedPrefill, "host_tier": c.HostTier, "recompute_pause": c.RecomputePause, "block_reuse": c.BlockReuse, "early_finish": c.EarlyFinish} {
 				note(f, b2i(v))
+				on[f] += b2i(v)
 			}
 		}
 		if valid < 40 {
@@ -96,6 +99,14 @@ func TestRandomConfigRanges(t *testing.T) {
 	}
 	if fmt.Sprint(seen) != fmt.Sprint(want) {
 		t.Errorf("ranges drawn:\n%v\nwant\n%v", seen, want)
+	}
+	// The switches' odds: the usual setting three times in four (chunked
+	// prefill, recompute pause on; early finish off), host tier once in
+	// three, block reuse every other draw.
+	for f, percent := range map[string]int{"chunked_prefill": 75, "recompute_pause": 75, "early_finish": 25, "host_tier": 33, "block_reuse": 50} {
+		if got := 100 * on[f] / draws; got < percent-8 || got > percent+8 {
+			t.Errorf("%s on in %d%% of %d draws, want about %d%%", f, got, draws, percent)
+		}
 	}
 }
 

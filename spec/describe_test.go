@@ -103,3 +103,47 @@ func TestFieldsWordFieldsTheTablesDoNotKnow(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestWordFieldAndActionKindNamed: the helpers the explain page uses word a
+// raw value as Describe does (a stored plus-one as its number, "none" for
+// zero; a plain count as itself) and find every action kind by its
+// transcript name, and no other.
+func TestWordFieldAndActionKindNamed(t *testing.T) {
+	for _, tt := range []struct {
+		key  FieldKey
+		raw  uint64
+		want string
+	}{
+		{KeyPreResizeCapacity, 0, "none"},
+		{KeyPreResizeCapacity, 5, "4"},
+		{KeyArrived, 5, "5"},
+	} {
+		if got := WordField(tt.key, tt.raw); got != tt.want {
+			t.Errorf("WordField(%s, %d) = %q, want %q", tt.key, tt.raw, got, tt.want)
+		}
+	}
+	for k := ActArrive; k < numActionKinds; k++ {
+		if got, ok := ActionKindNamed(k.String()); !ok || got != k {
+			t.Errorf("ActionKindNamed(%q) = %v, %v; want %v", k.String(), got, ok, k)
+		}
+	}
+	for _, name := range []string{"launch", numActionKinds.String()} {
+		if got, ok := ActionKindNamed(name); ok {
+			t.Errorf("ActionKindNamed(%s) = %v, want none", name, got)
+		}
+	}
+}
+
+// TestBatchDescribe: Dump's rendering of a ScheduledRequests batch names
+// each context chunk (and the last one), each generation entry, the ADP
+// dummy by its incarnation, accepted draft tokens and an early finish.
+func TestBatchDescribe(t *testing.T) {
+	b := Batch{Count: 4}
+	b.Entries[0] = BatchEntry{Kind: ContextChunk, ID: 1, Chunk: 8}
+	b.Entries[1] = BatchEntry{Kind: ContextChunk, ID: 3, Chunk: 4, Last: true}
+	b.Entries[2] = BatchEntry{Kind: GenerationStep, ID: 2, Accepted: 1, EOS: true}
+	b.Entries[3] = BatchEntry{Kind: GenerationStep, ID: dummyID, Incarnation: 2}
+	if got, want := b.describe(), "ctx 1 chunk 8, ctx 3 chunk 4 last, gen 2 accepted 1 eos, gen dummy#2"; got != want {
+		t.Errorf("describe = %q, want %q", got, want)
+	}
+}

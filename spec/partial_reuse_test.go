@@ -176,3 +176,61 @@ func TestPartialReuseScenarioCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseKeepsTheWidestPartialTail: close publishes a cache's partial
+// last block of the shared prefix (_KVCache.close's stop_committing). The
+// tree holds request 1's one-token tail; request 2, which reused it and
+// then committed three tokens of that block, closes: its page replaces
+// the narrower unreferenced one, which goes back to the pool ("a slot
+// keeps only the widest page"). Had it committed no more than the tree's
+// tail, its page would simply be freed.
+func TestCloseKeepsTheWidestPartialTail(t *testing.T) {
+	for _, tc := range []struct {
+		committed, tail uint8
+	}{
+		{11, 3},
+		{9, 1},
+	} {
+		sp, s, v := fixture(t, partialConfig(true))
+		pool := v.pool(Target)
+		activeCache(t, v, Target, 1, 12, 0)
+		v.commitCache(Target, 1, 9, false)
+		v.closeCache(Target, 1)
+		if pool.Tree[0] != 3 || pool.TreeTail[0] != 1 || pool.Free != 5 {
+			t.Fatalf("request 1 closed: tree %d blocks, tail %d tokens, %d free; want 3, 1, 5", pool.Tree[0], pool.TreeTail[0], pool.Free)
+		}
+		if !v.createCache(Target, 2, v.reuseTokens(Target, 2, -1)) || !v.resumeCache(Target, 2) {
+			t.Fatal("request 2: create or resume failed")
+		}
+		c := v.cache(Target, 2)
+		if ok, raise := v.resizeCache(Target, 2, 12, int(c.Committed)); !ok || raise != ErrNone {
+			t.Fatalf("resize: %v %v", ok, raise)
+		}
+		v.commitCache(Target, 2, tc.committed, false)
+		if c.Shared != 2 || pool.Free != 4 {
+			t.Fatalf("request 2 before close: shared %d, %d free; want 2, 4", c.Shared, pool.Free)
+		}
+		v.closeCache(Target, 2)
+		if pool.Tree[0] != 3 || pool.TreeTail[0] != tc.tail || pool.Free != 5 {
+			t.Errorf("committed %d, closed: tree %d blocks, tail %d tokens, %d free; want 3, %d, 5", tc.committed, pool.Tree[0], pool.TreeTail[0], pool.Free, tc.tail)
+		}
+		if f := sp.checkPoolConservation(s); f != nil {
+			t.Fatal(f.Message)
+		}
+	}
+}
+
+// TestStopCommitting: the transcripts' StopCommitting reads the flag the
+// last commit (stop_committing) sets, and only then.
+func TestStopCommitting(t *testing.T) {
+	_, _, v := fixture(t, partialConfig(true))
+	c := activeCache(t, v, Target, 1, 12, 0)
+	v.commitCache(Target, 1, 8, false)
+	if c.StopCommitting() {
+		t.Error("StopCommitting before the last commit")
+	}
+	v.commitCache(Target, 1, 9, true)
+	if !c.StopCommitting() {
+		t.Error("not StopCommitting after the last commit")
+	}
+}

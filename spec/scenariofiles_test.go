@@ -52,6 +52,7 @@ func TestScenarioFileErrors(t *testing.T) {
 	tests := []struct{ text, want string }{
 		{"kvcheck:\n  name: x\n  goals: [nope]\n  config: |\n    ranks=1\n", "f.yaml:3: goals: unknown goal \"nope\""},
 		{"kvcheck:\n  name: x\n  depth: deep\n", "f.yaml:3: depth: expected an integer 1..1048576"},
+		{"kvcheck:\n  name: x\n  max_states: 2147483648\n", "f.yaml:3: max_states: expected an integer 0..2147483647"},
 		{"kvcheck:\n  name: x\n", "f.yaml:1: kvcheck: expected config:"},
 		{"kvcheck:\n  name: x\n  color: red\n", "f.yaml:3: kvcheck: unknown key \"color\""},
 		{"other: 1\n", "f.yaml:1: expected only a kvcheck: section"},

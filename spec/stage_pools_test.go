@@ -80,3 +80,29 @@ func TestSeedVerdictsWithHostTier(t *testing.T) {
 		}
 	}
 }
+
+// TestHostBlocksOn: a rank's host tier holds its stage's stage_host_blocks
+// when set (pipeline loop only), else host_blocks, else as many pages as
+// the pool has on GPU there; none without a host tier.
+func TestHostBlocksOn(t *testing.T) {
+	c := testConfig()
+	c.Loop, c.Ranks, c.HostTier = PipelineLoop, 2, true
+	c.StageTargetBlocks[1] = 6
+	c.StageHostBlocks[1] = 3
+	for _, tt := range []struct {
+		name   string
+		set    func(c *Config)
+		r0, r1 uint32
+	}{
+		{"stage 1's own", func(*Config) {}, 8, 3},
+		{"host_blocks for stage 0", func(c *Config) { c.HostBlocks = 5 }, 5, 3},
+		{"not a pipeline", func(c *Config) { c.Loop, c.HostBlocks = OverlapLoop, 5 }, 5, 5},
+		{"no host tier", func(c *Config) { c.HostTier = false }, 0, 0},
+	} {
+		c := c
+		tt.set(&c)
+		if r0, r1 := c.hostBlocksOn(0, Target), c.hostBlocksOn(1, Target); r0 != tt.r0 || r1 != tt.r1 {
+			t.Errorf("%s: host pages %d, %d; want %d, %d", tt.name, r0, r1, tt.r0, tt.r1)
+		}
+	}
+}
