@@ -254,6 +254,8 @@ func (c poolCore[T]) publishTail(id uint8, x *CacheOf[T]) bool {
 		pool.Tree[f]++
 	case pool.Tree[f] == x.Shared+1 && pool.TreeTail[f] > 0 && pool.TreeTail[f] < tokens &&
 		c.referencedTreeBlocks(f) <= x.Shared:
+		// Equivalent mutant: "<= tokens" swaps in a page of the same width,
+		// one page freed either way (pages have no identity here).
 		pool.Free++
 	default:
 		return false

@@ -234,3 +234,37 @@ func TestStopCommitting(t *testing.T) {
 		t.Error("not StopCommitting after the last commit")
 	}
 }
+
+// TestCloseKeepsAFullTreeBlock: a cache that closes with a partial block
+// where the tree already holds that block whole (request 1 shares 12
+// tokens of the family's prefix, request 2 only 9 and reused the 9th from
+// request 1's block under partial reuse) publishes nothing: the
+// tree keeps its full block and the page goes back to the pool.
+func TestCloseKeepsAFullTreeBlock(t *testing.T) {
+	cfg := partialConfig(true)
+	cfg.Requests[0].SharedPrefix = 12
+	sp, s, v := fixture(t, cfg)
+	pool := v.pool(Target)
+	activeCache(t, v, Target, 1, 12, 0)
+	v.commitCache(Target, 1, 12, false)
+	v.closeCache(Target, 1)
+	if !v.createCache(Target, 2, v.reuseTokens(Target, 2, -1)) || !v.resumeCache(Target, 2) {
+		t.Fatal("request 2: create or resume failed")
+	}
+	c := v.cache(Target, 2)
+	if ok, raise := v.resizeCache(Target, 2, 12, int(c.Committed)); !ok || raise != ErrNone {
+		t.Fatalf("resize: %v %v", ok, raise)
+	}
+	v.commitCache(Target, 2, 9, false)
+	if c.Shared != 2 || pool.Tree[0] != 3 || pool.TreeTail[0] != 0 {
+		t.Fatalf("before close: shared %d, tree %d blocks, tail %d; want 2, 3, 0", c.Shared, pool.Tree[0], pool.TreeTail[0])
+	}
+	free := pool.Free
+	v.closeCache(Target, 2)
+	if pool.Tree[0] != 3 || pool.TreeTail[0] != 0 || pool.Free != free+1 {
+		t.Errorf("closed: tree %d blocks, tail %d, %d free; want 3, 0, %d", pool.Tree[0], pool.TreeTail[0], pool.Free, free+1)
+	}
+	if f := sp.checkPoolConservation(s); f != nil {
+		t.Fatal(f.Message)
+	}
+}
