@@ -116,3 +116,39 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// TestRandomConfigDraftLenOdds: RandomConfig always draws max_draft_len
+// (1..3) for a base with a draft pool, and for one without it keeps the
+// base's value half the time; so about 2/3 of the draws move off a base
+// value of 1 with a draft pool, and 1/3 without.
+func TestRandomConfigDraftLenOdds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tt := range []struct {
+		scenario string
+		lo, hi   float64 // bounds of the share of draws off the base's max_draft_len
+	}{
+		{"draft-admission", 0.55, 0.78}, // unpaired draft pool
+		{"eviction-ladder", 0.22, 0.45}, // no draft pool
+	} {
+		sc, err := LookupScenario(tt.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Config.MaxDraftLen != 1 {
+			t.Fatalf("%s: base max_draft_len %d, want 1", tt.scenario, sc.Config.MaxDraftLen)
+		}
+		off := 0
+		const draws = 600
+		for range draws {
+			if c := RandomConfig(rng, sc.Config); c.MaxDraftLen != 1 {
+				if c.MaxDraftLen < 1 || c.MaxDraftLen > 3 {
+					t.Fatalf("%s: max_draft_len %d outside 1..3", tt.scenario, c.MaxDraftLen)
+				}
+				off++
+			}
+		}
+		if share := float64(off) / draws; share < tt.lo || share > tt.hi {
+			t.Errorf("%s: %.2f of the draws changed max_draft_len, want %.2f..%.2f", tt.scenario, share, tt.lo, tt.hi)
+		}
+	}
+}
