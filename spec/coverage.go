@@ -173,24 +173,29 @@ var raiseNames = [numErrorTexts]string{
 	ErrDummyNone:              "dummy-none-indexed",
 }
 
+// Key is the row's mechanism as reports and reaches: name it: "KIND NAME".
+func (r CoverageRow) Key() string { return string(r.Kind) + " " + r.Name }
+
+// row returns the row of mechanism key, and whether key names one.
+func (c *Coverage) row(key string) (CoverageRow, bool) {
+	for _, row := range c.Rows() {
+		if row.Key() == key {
+			return row, true
+		}
+	}
+	return CoverageRow{}, false
+}
+
 // Count returns how many transitions exercised mechanism key ("KIND
 // NAME", as Rows lists them), and whether key names one.
 func (c *Coverage) Count(key string) (uint64, bool) {
-	for _, row := range c.Rows() {
-		if string(row.Kind)+" "+row.Name == key {
-			return row.Count, true
-		}
-	}
-	return 0, false
+	row, ok := c.row(key)
+	return row.Count, ok
 }
 
 // MechanismModels returns the real code mechanism key ("KIND NAME")
 // models, and whether key names a mechanism.
 func MechanismModels(key string) (string, bool) {
-	for _, row := range NewCoverage().Rows() {
-		if string(row.Kind)+" "+row.Name == key {
-			return row.Models, true
-		}
-	}
-	return "", false
+	row, ok := NewCoverage().row(key)
+	return row.Models, ok
 }

@@ -38,7 +38,7 @@ func scenarioCoverage(t *testing.T, sc *Scenario) []string {
 	var out []string
 	for _, r := range cov.Rows() {
 		if r.Count > 0 {
-			out = append(out, string(r.Kind)+" "+r.Name)
+			out = append(out, r.Key())
 		}
 	}
 	coverageByScenario.Store(sc.Name, out)
@@ -101,7 +101,7 @@ func TestEveryMechanismReachedOrExcused(t *testing.T) {
 		}
 	}
 	for _, r := range NewCoverage().Rows() {
-		key := string(r.Kind) + " " + r.Name
+		key := r.Key()
 		reason := CoverageException(r.Kind, r.Name)
 		switch {
 		case !reached[key] && reason == "":
@@ -150,7 +150,7 @@ func TestBranchesSayWhatTheyModel(t *testing.T) {
 	}
 	known := map[string]bool{}
 	for _, r := range NewCoverage().Rows() {
-		known[string(r.Kind)+" "+r.Name] = true
+		known[r.Key()] = true
 	}
 	for key := range coverageExceptions {
 		if !known[key] {

@@ -59,7 +59,7 @@ func (c *coverage) rows() []coverRow {
 	var out []coverRow
 	index := map[string]int{}
 	for _, rr := range spec.NewCoverage().Rows() {
-		index[string(rr.Kind)+" "+rr.Name] = len(out)
+		index[rr.Key()] = len(out)
 		out = append(out, coverRow{Kind: string(rr.Kind), Name: rr.Name, Models: rr.Models, Scenarios: []string{}})
 	}
 	for _, sc := range c.order {
@@ -67,7 +67,7 @@ func (c *coverage) rows() []coverRow {
 			if rr.Count == 0 {
 				continue
 			}
-			row := &out[index[string(rr.Kind)+" "+rr.Name]]
+			row := &out[index[rr.Key()]]
 			row.Count += rr.Count
 			row.Scenarios = append(row.Scenarios, sc)
 		}
