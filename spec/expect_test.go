@@ -31,17 +31,13 @@ func TestScenarioExpectationsComplete(t *testing.T) {
 // TestScenarioPinsAgreeWithExpectations: the pinned results of the
 // scenario table are the verdicts the scenarios declare.
 func TestScenarioPinsAgreeWithExpectations(t *testing.T) {
-	for _, pin := range scenarioPins {
-		sc, err := LookupScenario(pin.scenario)
+	for _, pin := range loadScenarioPins(t) {
+		sc, err := LookupScenario(pin.Scenario)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := pin.invariant
-		if want == "" {
-			want = VerdictOK
-		}
-		if got, ok := sc.Expected(fixSet(pin.fixes)); !ok || got != want {
-			t.Errorf("%s %s: declares %q (%v), pinned result %q", pin.scenario, fixSet(pin.fixes).Label(), got, ok, want)
+		if got, ok := sc.Expected(pin.fixes(t)); !ok || got != pin.verdict() {
+			t.Errorf("%s %s: declares %q (%v), pinned result %q", pin.Scenario, pin.Fixes, got, ok, pin.verdict())
 		}
 	}
 }

@@ -1,0 +1,151 @@
+package spec
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kvcheck/kvcheck/model"
+)
+
+// scenarioPinsFile pins the exhaustive result of every built-in scenario
+// and fix set, one JSON object a line: distinct states, transitions,
+// completeness and the shortest counterexample. A silent change of the
+// model shows here first; rewrite it (go test ./spec -run
+// TestScenarioPins -update-pins) only for a change you meant and can
+// explain, and read the diff.
+const scenarioPinsFile = "testdata/scenario-pins.jsonl"
+
+var updatePins = flag.Bool("update-pins", false, "rewrite "+scenarioPinsFile+" from the built-in scenarios")
+
+const updatePinsHint = "after checking the change is meant: go test ./spec -run TestScenarioPins -update-pins"
+
+// scenarioPin is one line of scenarioPinsFile.
+type scenarioPin struct {
+	Scenario    string `json:"scenario"`
+	Fixes       string `json:"fixes"`
+	States      int    `json:"states"`
+	Transitions int    `json:"transitions"`
+	Complete    bool   `json:"complete"`
+	Invariant   string `json:"invariant,omitempty"`
+	Steps       int    `json:"steps,omitempty"`
+	Message     string `json:"message,omitempty"`
+}
+
+func (p scenarioPin) key() string { return p.Scenario + "/" + p.Fixes }
+
+func (p scenarioPin) fixes(t *testing.T) Fixes {
+	t.Helper()
+	f, err := ParseFixesLabel(p.Fixes)
+	if err != nil {
+		t.Fatalf("%s: %v", scenarioPinsFile, err)
+	}
+	return f
+}
+
+// verdict is the pin's expected verdict: its invariant, or ok.
+func (p scenarioPin) verdict() string {
+	if p.Invariant == "" {
+		return VerdictOK
+	}
+	return p.Invariant
+}
+
+func loadScenarioPins(t *testing.T) []scenarioPin {
+	t.Helper()
+	f, err := os.Open(scenarioPinsFile)
+	if os.IsNotExist(err) && *updatePins {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var pins []scenarioPin
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		var p scenarioPin
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			t.Fatalf("%s:%d: %v", scenarioPinsFile, line, err)
+		}
+		pins = append(pins, p)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return pins
+}
+
+// writeScenarioPins rewrites scenarioPinsFile in the order of the built-in
+// scenarios and their variants, measuring any variant not measured yet.
+func writeScenarioPins(t *testing.T, measured []scenarioPin) {
+	t.Helper()
+	byKey := map[string]scenarioPin{}
+	for _, p := range measured {
+		byKey[p.key()] = p
+	}
+	var b strings.Builder
+	for _, sc := range Scenarios() {
+		for _, fixes := range sc.Variants() {
+			p, ok := byKey[sc.Name+"/"+fixes.Label()]
+			if !ok {
+				p = measureScenarioPin(t, sc.Name, fixes)
+			}
+			line, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	if err := os.WriteFile(scenarioPinsFile, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// measureScenarioPin checks a scenario variant as `kvcheck check` does
+// (its depth, one worker, liveness on) and returns what the pin records;
+// it fails the test when the counterexample does not replay to the same
+// violation, or a passing variant misses a goal.
+func measureScenarioPin(t *testing.T, scenario string, fixes Fixes) scenarioPin {
+	t.Helper()
+	sc, err := LookupScenario(scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := sc.Spec(fixes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1, Liveness: true})
+	pin := scenarioPin{Scenario: scenario, Fixes: fixes.Label(), States: res.States, Transitions: res.Transitions, Complete: res.Complete}
+	if len(res.Violations) == 0 {
+		for _, g := range res.Goals {
+			if !g.Reached {
+				t.Errorf("%s: goal %s not reached", pin.key(), g.Name)
+			}
+		}
+		return pin
+	}
+	v := res.Violations[0]
+	pin.Invariant, pin.Message, pin.Steps = v.Invariant, v.Message, len(v.Trace)
+	if v.Invariant == model.LivelockInvariant {
+		checkLivelockReplays(t, sp, v)
+		return pin
+	}
+	states, err := model.Replay[State, Action](sp, v.Trace)
+	if err != nil {
+		t.Fatalf("%s: the counterexample does not replay: %v", pin.key(), err)
+	}
+	last := states[len(states)-1]
+	failures := model.CheckState[State, Action](sp, &last)
+	if len(failures) == 0 || failures[0].Invariant != v.Invariant || failures[0].Message != v.Message {
+		t.Fatalf("%s: replayed state fails %v, want %s: %q", pin.key(), failures, v.Invariant, v.Message)
+	}
+	return pin
+}
