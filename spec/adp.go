@@ -42,20 +42,33 @@ func (v rankView) schedulableCount() int {
 	return n
 }
 
-// hasAdpDummyKVCapacity is PyExecutor._has_adp_dummy_kv_capacity (py_executor.py
-// at 2829508), which both pads check before add_dummy_requests: a
-// generation dummy needs token_num = 1 + max_total_draft_tokens, and
-// get_num_available_tokens(token_num_upper_bound=token_num,
-// max_num_draft_tokens=D) must reach it. The spec takes the available
-// tokens as the pages the pool could still give (free, droppable reuse
-// blocks, evictable pages of suspended caches) times tokens_per_block, less
-// the D draft tokens reserved (INFER: the V2 manager's
-// get_num_available_tokens was not read). It does not look at IndexMapper
-// slots, so add_dummy_requests can still fail after it passes.
+// hasAdpDummyKVCapacity is PyExecutor._has_adp_dummy_kv_capacity
+// (py_executor.py at 2829508), which both pads check before
+// add_dummy_requests: a generation dummy needs token_num = 1 +
+// max_total_draft_tokens and reserves the draft tokens, a context dummy
+// (disaggregated serving, _adp_dummy_is_gen false) needs 1 token and
+// reserves none; get_num_available_tokens(token_num_upper_bound=token_num,
+// max_num_draft_tokens=reserve) must reach token_num. In KVCacheManagerV2
+// (kv_cache_manager_v2.py at 00746ef) that is
+// clamp_max_seq_len_for_mem(1, token_num + X) - X with X = extra + reserve:
+// a static capacity, the GPU pool's total pages times tokens_per_block less
+// X, whatever is free. So the check passes on any pool that could hold the
+// dummy at all, and a full pool is found by add_dummy_requests itself
+// (None). The spec's configurations have no max_tokens cap on it.
 func (v rankView) hasAdpDummyKVCapacity() bool {
-	tokenNum := 1 + int(v.cfg.MaxDraftLen)
-	pages := int(v.pool(Target).Free) + v.droppableBlocks(Target) + v.core(Target).evictableBlocks(dummyID)
-	return pages*int(v.cfg.TokensPerBlock)-int(v.cfg.MaxDraftLen) >= tokenNum
+	tokenNum, reserve := 1+int(v.cfg.MaxDraftLen), int(v.cfg.MaxDraftLen)
+	if !v.dummyIsGen() {
+		tokenNum, reserve = 1, 0
+	}
+	total := int(v.cfg.poolBlocksOn(v.r, Target)) * int(v.cfg.TokensPerBlock)
+	return min(tokenNum, total-int(v.cfg.ExtraKVTokens)-reserve) >= tokenNum
+}
+
+// dummyIsGen is PyExecutor._adp_dummy_is_gen: true (a generation dummy)
+// unless, with a KV cache transceiver, _update_adp_dummy_role last saw a
+// context-only request arrive (State.AdpDummyRole).
+func (v rankView) dummyIsGen() bool {
+	return !v.cfg.KVTransceiver || v.s.AdpDummyRole&adpRoleContext == 0
 }
 
 // liveDummy reports whether a request with the dummy ID is in
@@ -63,31 +76,47 @@ func (v rankView) hasAdpDummyKVCapacity() bool {
 func (v rankView) liveDummy() bool { return v.request(dummyID).State.isActive() }
 
 // fetch is the attention-DP allgather in _fetch_and_activate_new_requests:
-// every rank learns expected_num_active_requests (the most active requests
-// any rank has).
+// every rank learns expected_num_active_requests from the router
+// (DefaultADPRouter.route_requests, adp_router.py):
+// min(max(ceil(total / tp_size), the busiest rank), max_num_active_requests),
+// which for requests pinned to their rank is the busiest rank's active
+// count (the dummy counts) capped at max_num_active_requests. With a KV
+// cache transceiver _update_adp_dummy_role sets the pad dummy's role from
+// the requests that arrived since the last fetch (adpRole*).
 func (sp *Spec) fetch(s *State) {
 	most := 0
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		most = max(most, sp.view(s, r).activeCount())
 	}
+	if sp.Config.MaxNumActiveRequests != 0 {
+		most = min(most, int(sp.Config.MaxNumActiveRequests))
+	}
+	sp.updateAdpDummyRole(s)
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		s.Ranks[r].ExpectedActive = uint8(most)
 		s.Ranks[r].Phase = PhaseFetched
 	}
 }
 
-// addDummyRequest is KVCacheManagerV2.add_dummy_requests([0], is_gen=True,
-// prepare_resource=True) as the attention-DP pads call it: on the target
-// only (no draft_kv_cache_manager argument), create, resume,
-// stop_committing, resize to token_num + extra with history token_num - 1,
-// then grow by reserve + 1 for the generation step; any failure releases
-// what was created and returns None (false). token_num is
-// 1 + max_num_draft_tokens.
-func (v rankView) addDummyRequest() bool {
+// addDummyRequest is KVCacheManagerV2.add_dummy_requests([0],
+// prepare_resource=True) as the attention-DP pads call it (on the target
+// only: no draft_kv_cache_manager argument; kv_cache_manager_v2.py at
+// 00746ef). A generation dummy (is_gen=True, token_num = 1 +
+// max_num_draft_tokens): create, resume, stop_committing, resize to
+// token_num + extra with history token_num - 1, then grow by reserve + 1
+// for the generation step, GENERATION_IN_PROGRESS. A context dummy
+// (is_gen=False, token_nums=[1], the pre-schedule pad of a disaggregated
+// context worker): resize to 1 + extra, no history, a one-token prompt in
+// CONTEXT_INIT. Any failure releases what was created and returns None
+// (false). The dummy sits at the end of active_requests (DummyAfter).
+func (v rankView) addDummyRequest(isGen bool) bool {
 	req := v.request(dummyID)
 	incarnation := req.Incarnation + 1
 	*req = Request{Incarnation: incarnation}
 	tokenNum := 1 + int(v.cfg.MaxDraftLen)
+	if !isGen {
+		tokenNum = 1
+	}
 	if !v.createCache(Target, dummyID, 0) {
 		return false
 	}
@@ -97,9 +126,12 @@ func (v rankView) addDummyRequest() bool {
 		return false
 	}
 	c.Flags |= flagStopCommitting
-	history := tokenNum - 1
+	history := keep
+	if isGen {
+		history = tokenNum - 1
+	}
 	ok, _ := v.resizeCache(Target, dummyID, tokenNum+int(v.cfg.ExtraKVTokens), history)
-	if ok {
+	if ok && isGen {
 		reserve := int(v.cfg.MaxDraftLen)
 		ok, _ = v.resizeCache(Target, dummyID, int(c.Capacity)+reserve+1, history)
 	}
@@ -115,13 +147,20 @@ func (v rankView) addDummyRequest() bool {
 		DraftLen:    uint8(v.cfg.MaxDraftLen),
 		Flags:       requestFlagAdpDummy,
 	}
+	if !isGen {
+		v.hit(brContextDummy)
+		*req = Request{State: ContextInit, Incarnation: incarnation, Prompt: 1, Flags: requestFlagAdpDummy}
+	}
+	v.rank.DummyAfter = v.s.Arrived
 	return true
 }
 
 // padAttentionDPDummyRequest is _pad_attention_dp_dummy_request, before
 // scheduling (py_executor.py at 2829508): a rank with no schedulable
-// request (schedulableCount) while the fleet has work adds a generation
-// dummy, if _has_adp_dummy_kv_capacity says it fits. Only with
+// request (schedulableCount) while the fleet has work adds a dummy of the
+// role _update_adp_dummy_role chose (a generation dummy, or with a KV cache
+// transceiver a one-token context dummy), if _has_adp_dummy_kv_capacity
+// says it fits. Only with
 // _enable_adp_dummy_fixes and a KV cache transceiver is it registered as
 // _pending_adp_dummy_request (and skipped while a live dummy exists);
 // otherwise it lives until a forward terminates it. A None from
@@ -135,7 +174,7 @@ func (v rankView) padAttentionDPDummyRequest() {
 		v.hit(brPadNoKVCapacity)
 		return
 	}
-	if !v.addDummyRequest() {
+	if !v.addDummyRequest(v.dummyIsGen()) {
 		v.hit(brAddDummyFailed)
 		if v.cfg.PreFixes.Has(PreFixDummyNoneUnchecked) {
 			v.s.crash(v.r, Target, dummyID, FnAddDummyRequests, ErrDummyNone, 0)
@@ -174,7 +213,7 @@ func (v rankView) padEmptyAttentionDPBatch() {
 		v.hit(brPadNoKVCapacity)
 		return
 	}
-	if !v.addDummyRequest() {
+	if !v.addDummyRequest(true) {
 		v.hit(brAddDummyFailed)
 		return
 	}
@@ -223,6 +262,9 @@ func (v rankView) revertGenAlloc() {
 		if e.ID != dummyID && v.cache(Target, e.ID).AllocatedDraft != 0 {
 			v.hit(brVetoRevertsGrown)
 		}
+		if v.entryRequest(b, e).State == DisaggTransComplete {
+			v.hit(brDisaggTransVetoed)
+		}
 		v.revertAllocateGeneration(Target, e.ID)
 		if v.draftPool() == PairedDraftPool {
 			v.revertAllocateGeneration(Draft, e.ID)
@@ -260,13 +302,17 @@ func (v rankView) finalizeAdpDummyAllocation() {
 	d.State = Finished
 }
 
-// canonicalizeDummyIncarnations renumbers, per rank, the incarnations of
+// canonicalizeDummyIncarnations clears the position of a dummy that is no
+// longer active and renumbers, per rank, the incarnations of
 // the dummy ID still referenced (by the live or last dummy, by caches and by
 // batches) to 1..k in their order. Only their order and equality matter,
 // and without this every new dummy would make the state space infinite.
 func (sp *Spec) canonicalizeDummyIncarnations(s *State) {
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
 		rank := &s.Ranks[r]
+		if !rank.Requests[dummyID].State.isActive() {
+			rank.DummyAfter = 0
+		}
 		var used incarnationSet
 		batches := [...]*Batch{&rank.Batch, &rank.Previous}
 		used.add(rank.Requests[dummyID].Incarnation)

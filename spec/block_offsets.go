@@ -20,5 +20,6 @@ func (v rankView) copyBatchBlockOffsets(b *Batch) bool {
 			return false
 		}
 	}
+	v.checkForwardCaches(b)
 	return true
 }

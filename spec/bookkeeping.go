@@ -40,7 +40,7 @@ func (sp *Spec) bookkeepingInvariants() []model.Invariant[State] {
 		},
 		{
 			Name:  InvCursorAgreement,
-			Doc:   "a context request's cursors are 0 when its target cache is gone (rewind_context_after_cache_drop) and equal the target history once the cache was resumed and settled (_settle_context_cursor, update_context_resources); a generating request's target history is max_beam_num_tokens - 1 (update_resources)",
+			Doc:   "a context request's cursors are 0 when its target cache is gone (rewind_context_after_cache_drop) and equal the target history once the cache was resumed and settled (_settle_context_cursor, update_context_resources), except that a chunk's update skipped while the cache was suspended leaves the history behind the cursor until the next update of the ACTIVE cache; a generating request's target history is max_beam_num_tokens - 1 (update_resources)",
 			Check: sp.checkCursorAgreement,
 		},
 		sp.tokenInvariant(),
@@ -123,7 +123,7 @@ func (sp *Spec) checkBatchLimits(s *State) *model.Failure {
 				tokens += int(e.Chunk)
 			}
 		}
-		if requests > int(sp.Config.MaxBatchSize) || tokens > int(sp.Config.MaxNumTokens) {
+		if requests > sp.Config.maxNumRequests() || tokens > int(sp.Config.MaxNumTokens) {
 			return &model.Failure{Message: fmt.Sprintf("rank %d %s: %d requests and %d tokens, max_batch_size %d, max_num_tokens %d",
 				r, where, requests, tokens, sp.Config.MaxBatchSize, sp.Config.MaxNumTokens)}
 		}
@@ -165,7 +165,7 @@ func (sp *Spec) checkReservation(s *State) *model.Failure {
 	pending := sp.allPendingIDs(s)
 	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
 		r := v.request(id)
-		if id == dummyID || r.State != GenerationInProgress || pending[v.r]&(1<<id) != 0 {
+		if id == dummyID || (r.State != GenerationInProgress && r.State != GenerationToComplete) || pending[v.r]&(1<<id) != 0 {
 			return nil
 		}
 		slack := 0
@@ -204,12 +204,20 @@ func (sp *Spec) checkCursorAgreement(s *State) *model.Failure {
 				// Created by a reuse lookup whose resume was refused (kept,
 				// suspended, at v1.3.0rc25): _settle_context_cursor runs only
 				// once prepare_context_cache returns the resumed cache.
+			case req.State == ContextInit && c.Flags&flagHistoryLags != 0:
+				// update_context_resources skipped the cache while it was
+				// suspended: the history may lag, never lead, until its
+				// next update.
+				if c.History > req.Position {
+					return &model.Failure{Message: fmt.Sprintf("rank %d request %d: context cursor %d, target history %d ahead of it",
+						r, id, req.Position, c.History)}
+				}
 			case req.State == ContextInit:
 				if c.History != req.Position {
 					return &model.Failure{Message: fmt.Sprintf("rank %d request %d: context cursor %d, target history %d",
 						r, id, req.Position, c.History)}
 				}
-			case req.State == GenerationInProgress && c.Status == Active:
+			case (req.State == GenerationInProgress || req.State == GenerationToComplete) && c.Status == Active:
 				// update_resources sets the history of ACTIVE caches only;
 				// a suspended one catches up at its next update.
 				if int(c.History) != int(req.NumTokens)-1 {

@@ -92,6 +92,36 @@ func (m DraftViewMode) String() string {
 	return m.names()[m]
 }
 
+// Switch is a setting whose default is on: its zero value is "true".
+type Switch uint8
+
+const (
+	// SwitchOn is the default.
+	SwitchOn Switch = iota
+	// SwitchOff turns the setting off.
+	SwitchOff
+)
+
+// On reports whether the setting is on.
+func (s Switch) On() bool { return s == SwitchOn }
+
+func (s Switch) String() string { return s.names()[s] }
+
+// BlockReusePolicy mirrors kv_cache_config's block reuse policy
+// (BlockReusePolicy in kv_cache_manager_v2.py at 00746ef).
+type BlockReusePolicy uint8
+
+const (
+	// AllReusable is ALL_REUSABLE, the default ("all_reusable"): a
+	// publishing cache commits its blocks after every context chunk.
+	AllReusable BlockReusePolicy = iota
+	// PerRequest is PER_REQUEST: blocks are committed when the prompt is
+	// done (Mamba hybrids are downgraded to it).
+	PerRequest
+)
+
+func (p BlockReusePolicy) String() string { return p.names()[p] }
+
 // CodeVersion selects which version of the real code's admission of the
 // mirror is modeled, because the seed reports were taken on different
 // versions.
@@ -104,8 +134,16 @@ const (
 	VersionRC25 CodeVersion = iota
 	// Version00746ef adds KVCacheManagerV2.admit_mirror, called from
 	// KVCacheV2Scheduler._admit_unpaired_draft: the scheduler creates and
-	// resumes the mirror (no growth) before admitting a request.
+	// resumes the mirror (no growth) before admitting a request. It is the
+	// newest kv_cache_manager_v2.py and scheduler_v2.py the search tools
+	// store (py_executor.py: 2829508).
 	Version00746ef
+	// Version00746efPR19181 is 00746ef with TensorRT-LLM PR #19181
+	// ("Replace scheduler exception with a warning", merged after
+	// 2026-09-15; no stored commit carries it): _detect_deadlock warns
+	// instead of raising.
+	Version00746efPR19181
+	numVersions
 )
 
 func (v CodeVersion) String() string {
@@ -222,6 +260,17 @@ type Config struct {
 	// stop_committing publishes one) matches only a lookup that ends with
 	// exactly its tokens.
 	PartialReuse bool `kv:"enable_partial_reuse" doc:"kv_cache_config.enable_partial_reuse: a reuse match may end inside a block"`
+	// ReusePolicy is kv_cache_config's block_reuse_policy (default
+	// all_reusable): when a publishing cache commits its context blocks
+	// (update_context_resources).
+	ReusePolicy BlockReusePolicy `kv:"block_reuse_policy" doc:"all_reusable (commit after every chunk, the default) or per_request (commit when the prompt is done)"`
+	// PrefixAwareScheduling is the scheduler's
+	// enable_prefix_aware_scheduling (scheduler_config; default True,
+	// PR #18195): the token budget of a context request is its length after
+	// the reuse lookup, and, with block reuse under ALL_REUSABLE, a first
+	// chunk whose first new block another request contributes this
+	// iteration is deferred (prefix_skip.go).
+	PrefixAwareScheduling Switch `kv:"enable_prefix_aware_scheduling" doc:"the V2 scheduler budgets context after reuse and defers duplicate prefixes (default true)"`
 	// DraftPool is the draft pool's mode.
 	DraftPool DraftPoolMode `kv:"draft_pool" doc:"none, unpaired or paired (enable_joint_kv_cache_reuse)"`
 	// DraftView is the unpaired mirror's context cursor (reference §2.7).
@@ -289,6 +338,20 @@ type Config struct {
 	// beyond it overflows the request's row (the _revert_gen_alloc
 	// docstring, py_executor.py at 2829508).
 	MaxSeqLen uint32 `kv:"max_seq_len" doc:"max_seq_len; the page-index buffer row holds its pages (0 = the longest request)"`
+	// PPPropagatesRecomputePause says whether SerializableSchedulerOutput
+	// carries the first stage's recompute-paused requests to the later
+	// pipeline stages, which then free and pause them
+	// (_terminate_recompute_paused_requests and
+	// _pause_recompute_paused_requests on the propagated batch,
+	// py_executor.py at 2829508). PR #15252 says it tracks recompute-paused
+	// requests in "pipeline-parallel handling, serialization"; no stored
+	// scheduler.py of that time shows the field (INFER, default true). Off,
+	// a later stage pauses nobody and keeps rank 0's victims' caches.
+	PPPropagatesRecomputePause Switch `kv:"pp_propagates_recompute_pause" doc:"SerializableSchedulerOutput carries rank 0's recompute-paused requests to later pipeline stages (INFER from PR #15252; default true)"`
+	// DeadlockStallPasses is the scaled _DEADLOCK_STALL_ITERS of the V2
+	// scheduler's deadlock detector (deadlock.go): the stalled passes in a
+	// row at which it raises (0: DefaultDeadlockStallPasses).
+	DeadlockStallPasses uint8 `kv:"deadlock_stall_passes" doc:"stalled scheduler passes in a row at which _detect_deadlock raises, scaled from the real 1000 (0 = 4)"`
 	// PreFixes are the historical bugs put back (see PreFix): the default,
 	// none, is the code of the seed reports.
 	PreFixes PreFixes `kv:"pre_fix" doc:"historical bugs put back, comma-separated (none = the code of the seed reports)"`
@@ -375,7 +438,7 @@ func (c *Config) validate(compact bool) error {
 			choices *= 2
 		}
 		total := 1
-		for i := 0; i < int(c.MaxBatchSize) && total <= maxForwardChoices; i++ {
+		for i := 0; i < c.maxNumRequests() && total <= maxForwardChoices; i++ {
 			total *= choices
 		}
 		if total > maxForwardChoices {
@@ -385,6 +448,11 @@ func (c *Config) validate(compact bool) error {
 	}
 	if c.DraftPool != NoDraftPool && c.MaxDraftLen == 0 {
 		bad("a draft pool needs max_draft_len >= 1")
+	}
+	if c.RecomputePause && c.KVTransceiver {
+		bad("enable_recompute_pause=true with kv_cache_transceiver=true is not a configuration TensorRT-LLM runs: a disaggregated worker " +
+			"gets KVCacheV2Scheduler(enable_recompute_pause=not is_disagg) (_util.py; the gate of PR #15252, \"a disaggregated generation " +
+			"worker must not replay context locally\"); set enable_recompute_pause=false")
 	}
 	for i, r := range c.Requests {
 		id := i + 1

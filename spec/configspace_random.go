@@ -29,7 +29,7 @@ func RandomConfig(rng *rand.Rand, base Config) Config {
 	c.HostTier = rng.IntN(3) == 0
 	c.RecomputePause = rng.IntN(4) != 0
 	c.BlockReuse = rng.IntN(2) == 0
-	c.Version = CodeVersion(rng.IntN(2))
+	c.Version = CodeVersion(rng.IntN(int(numVersions)))
 	c.EarlyFinish = rng.IntN(4) == 0
 	if c.Loop == PipelineLoop || c.AttentionDP || c.Ranks > 1 {
 		c.Ranks = uint8(2 + rng.IntN(MaxRanks-1))

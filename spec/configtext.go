@@ -56,8 +56,12 @@ type enumNamer interface{ names() []string }
 
 func (DraftPoolMode) names() []string { return []string{"none", "unpaired", "paired"} }
 func (DraftViewMode) names() []string { return []string{"same-as-target", "lag-by-reuse"} }
-func (CodeVersion) names() []string   { return []string{"v1.3.0rc25", "00746ef"} }
+func (CodeVersion) names() []string   { return []string{"v1.3.0rc25", "00746ef", "00746ef+pr19181"} }
 func (LoopKind) names() []string      { return []string{"non-overlap", "overlap", "pipeline"} }
+func (Switch) names() []string        { return []string{"true", "false"} }
+func (BlockReusePolicy) names() []string {
+	return []string{"all_reusable", "per_request"}
+}
 
 func (f *configField) value(c *Config) string {
 	text, _ := formatValue(reflect.ValueOf(c).Elem().FieldByIndex(f.index))

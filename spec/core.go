@@ -32,7 +32,8 @@ type CacheOf[T tokenCount] struct {
 	Shared T
 	// Offloaded is the number of private blocks evicted to the host tier.
 	Offloaded T
-	// Flags holds flagStopCommitting, flagNeverResumed and flagPartialCopy.
+	// Flags holds flagStopCommitting, flagNeverResumed, flagPartialCopy and
+	// flagHistoryLags.
 	Flags uint8
 	// AllocatedDraft is _allocated_draft_lens[id] + 1; 0 means no entry.
 	AllocatedDraft T
@@ -60,6 +61,11 @@ const (
 	// and has not been resumed yet; _KVCache.resume copies that block into
 	// a fresh page (reference §1.2).
 	flagPartialCopy
+	// flagHistoryLags: update_context_resources skipped this context
+	// cache while it was suspended, so its history lags the context cursor
+	// until its next update (a ghost of the spec's, for
+	// cursor-history-agree; the real cache does not record it).
+	flagHistoryLags
 )
 
 // poolCore is the core's view of one pool of one rank: the configuration

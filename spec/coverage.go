@@ -124,7 +124,7 @@ func (c *Coverage) Rows() []CoverageRow {
 		out = append(out, CoverageRow{Kind: CoverBranch, Name: b.Name(), Models: b.Models(), Count: c.branches[i].Load()})
 	}
 	for e := ErrNone + 1; e < numErrorTexts; e++ {
-		out = append(out, CoverageRow{Kind: CoverRaise, Name: raiseNames[e], Models: errorTemplates[e], Count: c.raises[e].Load()})
+		out = append(out, CoverageRow{Kind: CoverRaise, Name: raiseName(e), Models: errorKind(e), Count: c.raises[e].Load()})
 	}
 	return out
 }
@@ -154,23 +154,6 @@ var actionModels = [numActionKinds]string{
 	ActUpdateResources:  "_executor_loop_overlap: _process_previous_batch or its deferral",
 	ActReceiveKV:        "disaggregated KV transfer completes (environment)",
 	ActHandle:           "_executor_loop_pp: _handle_executed_batch",
-}
-
-// raiseNames are short stable names of the exceptions, for coverage rows.
-var raiseNames = [numErrorTexts]string{
-	ErrHistoryDecreased:       "history-decreased",
-	ErrHistoryExceedsCapacity: "history-exceeds-capacity",
-	ErrDraftResume:            "draft-resume-failed",
-	ErrDraftContextResize:     "draft-context-resize-failed",
-	ErrDraftGenerationResize:  "draft-generation-resize-failed",
-	ErrDraftMirrorExhausted:   "draft-mirror-exhausted",
-	ErrMirrorMissing:          "mirror-missing",
-	ErrGenerationUpdate:       "generation-update-failed",
-	ErrContextUpdate:          "context-update-failed",
-	ErrRevertGeneration:       "revert-generation-failed",
-	ErrResizeNotActive:        "resize-not-active",
-	ErrUnmappedRequest:        "request-not-in-index-mapper",
-	ErrDummyNone:              "dummy-none-indexed",
 }
 
 // Key is the row's mechanism as reports and reaches: name it: "KIND NAME".

@@ -18,6 +18,7 @@ const (
 	FnResize
 	FnCopyBatchBlockOffsets
 	FnAddDummyRequests
+	FnDetectDeadlock
 	numFunctions
 )
 
@@ -30,6 +31,7 @@ var functionNames = [numFunctions]string{
 	FnResize:                   "resize",
 	FnCopyBatchBlockOffsets:    "copy_batch_block_offsets",
 	FnAddDummyRequests:         "_pad_attention_dp_dummy_request",
+	FnDetectDeadlock:           "_detect_deadlock",
 }
 
 func (f Function) String() string { return functionNames[f] }
@@ -80,6 +82,13 @@ const (
 	// ErrDummyNone is the TypeError of indexing add_dummy_requests' None
 	// result (before TensorRT-LLM PR #14286).
 	ErrDummyNone
+	// ErrSchedulerDeadlock is KVCacheV2Scheduler._detect_deadlock's
+	// RuntimeError after _DEADLOCK_STALL_ITERS (1000) stalled passes in a
+	// row (scheduler_v2.py at 00746ef; deadlock.go).
+	ErrSchedulerDeadlock
+	// ErrSchedulerDeadlockRC25 is the earlier inline check at the end of
+	// _schedule_loop, which raised on the first stalled pass (deadlock.go).
+	ErrSchedulerDeadlockRC25
 	numErrorTexts
 )
 
@@ -90,33 +99,42 @@ func (c *Crash) String() string {
 }
 
 func formatError(e ErrorText, id uint8, value int) string {
-	text := errorTemplates[e]
+	text := errorRegistry[e].template
 	text = strings.ReplaceAll(text, "{id}", strconv.Itoa(int(id)))
+	text = strings.ReplaceAll(text, "{gen}", strconv.Itoa(value>>4))
+	text = strings.ReplaceAll(text, "{ctx}", strconv.Itoa(value&15))
 	return strings.ReplaceAll(text, "{n}", strconv.Itoa(value))
 }
 
-// errorKind is the error text with its request ID and token count left as
-// placeholders, so distinct mechanisms group apart and the same mechanism
-// on different requests groups together.
-func errorKind(e ErrorText) string { return errorTemplates[e] }
+// errorKind is the error text with its placeholders left in, so distinct
+// mechanisms group apart and the same mechanism on different requests
+// groups together.
+func errorKind(e ErrorText) string { return errorRegistry[e].template }
 
-// errorTemplates are the exception texts of the real code, with {id} for
-// the request ID and {n} for a token count.
-var errorTemplates = [numErrorTexts]string{
-	ErrNone:                   "",
-	ErrHistoryDecreased:       "ValueError: History length cannot be decreased",
-	ErrHistoryExceedsCapacity: "ValueError: History length cannot exceed capacity",
-	ErrDraftResume:            "RuntimeError: Failed to resume draft KV cache for request {id}",
-	ErrDraftContextResize:     "RuntimeError: Draft KV cache context resize failed for request {id}: could not resize to {n} tokens",
-	ErrDraftGenerationResize:  "RuntimeError: Draft KV cache generation resize failed for request {id}: could not resize to {n} tokens",
-	ErrDraftMirrorExhausted:   "RuntimeError: Draft KV cache mirror exhausted its IndexMapper on generation request {id}",
-	ErrMirrorMissing:          "AssertionError: copy_batch_block_offsets: no draft KV cache for request {id} (the mirror could not be created)",
-	ErrGenerationUpdate:       "ValueError: Failed to resize KV cache for request {id} at generation update",
-	ErrContextUpdate:          "ValueError: Failed to resize history length of KV cache for request {id} at context update",
-	ErrRevertGeneration:       "RuntimeError: Failed to revert KV cache capacity for request {id}",
-	ErrResizeNotActive:        "AssertionError: resize of request {id} whose KV cache is not ACTIVE",
-	ErrUnmappedRequest:        "RuntimeError: Request ID not found in IndexMapper (request {id})",
-	ErrDummyNone:              "TypeError: 'NoneType' object is not subscriptable (add_dummy_requests returned None for request {id})",
+// raiseName is the short stable name of an exception, for coverage rows.
+func raiseName(e ErrorText) string { return errorRegistry[e].name }
+
+// errorRegistry declares each exception of the real code once: its short
+// stable name (coverage rows, reaches:) and its text, with {id} for the
+// request ID and {n} for a token count (for the deadlock raise, the
+// candidates: {gen} generation and {ctx} context requests).
+var errorRegistry = [numErrorTexts]struct{ name, template string }{
+	ErrNone:                   {"", ""},
+	ErrHistoryDecreased:       {"history-decreased", "ValueError: History length cannot be decreased"},
+	ErrHistoryExceedsCapacity: {"history-exceeds-capacity", "ValueError: History length cannot exceed capacity"},
+	ErrDraftResume:            {"draft-resume-failed", "RuntimeError: Failed to resume draft KV cache for request {id}"},
+	ErrDraftContextResize:     {"draft-context-resize-failed", "RuntimeError: Draft KV cache context resize failed for request {id}: could not resize to {n} tokens"},
+	ErrDraftGenerationResize:  {"draft-generation-resize-failed", "RuntimeError: Draft KV cache generation resize failed for request {id}: could not resize to {n} tokens"},
+	ErrDraftMirrorExhausted:   {"draft-mirror-exhausted", "RuntimeError: Draft KV cache mirror exhausted its IndexMapper on generation request {id}"},
+	ErrMirrorMissing:          {"mirror-missing", "AssertionError: copy_batch_block_offsets: no draft KV cache for request {id} (the mirror could not be created)"},
+	ErrGenerationUpdate:       {"generation-update-failed", "ValueError: Failed to resize KV cache for request {id} at generation update"},
+	ErrContextUpdate:          {"context-update-failed", "ValueError: Failed to resize history length of KV cache for request {id} at context update"},
+	ErrRevertGeneration:       {"revert-generation-failed", "RuntimeError: Failed to revert KV cache capacity for request {id}"},
+	ErrResizeNotActive:        {"resize-not-active", "AssertionError: resize of request {id} whose KV cache is not ACTIVE"},
+	ErrUnmappedRequest:        {"request-not-in-index-mapper", "RuntimeError: Request ID not found in IndexMapper (request {id})"},
+	ErrDummyNone:              {"dummy-none-indexed", "TypeError: 'NoneType' object is not subscriptable (add_dummy_requests returned None for request {id})"},
+	ErrSchedulerDeadlock:      {"scheduler-deadlock", "RuntimeError: V2 scheduler deadlock: {gen} generation and {ctx} context request(s) active but none could be scheduled, suspended or preempted in 1000 consecutive attempts. The KV cache pool is likely exhausted."},
+	ErrSchedulerDeadlockRC25:  {"scheduler-deadlock-immediate", "RuntimeError: V2 scheduler deadlock: {gen} generation request(s) active but none could be scheduled or evicted. KV cache pool is likely exhausted with no secondary cache tier for suspend/resume offload."},
 }
 
 // crash moves the engine to the crashed state unless it already crashed:

@@ -43,25 +43,31 @@ const (
 
 // fieldWords are the fields whose words are not their split Go names.
 var fieldWords = map[FieldKey]string{
-	KeyCrash:                        "crashed:",
-	"Pool.Free":                     "free pages",
-	"Cache.Shared":                  "shared blocks",
-	"Cache.Offloaded":               "offloaded blocks",
-	"Cache.AllocatedDraft":          "_allocated_draft_lens",
-	"Request.NumTokens":             "tokens",
-	"Request.DraftLen":              "draft tokens",
-	"Request.Accepted":              "accepted drafts",
-	"Request.Reused":                "reused prefix",
-	KeyPreResizeCapacity:            "py_ctx_pre_resize_cap",
-	KeyPipelinePos:                  "pipeline iteration",
-	"Rank.Previous":                 "previous batch",
-	"Rank.CanQueue":                 "can_queue",
-	"Rank.CanQueueThisRank":         "can_queue_this_rank",
-	"Rank.ExpectedActive":           "expected_num_active_requests",
-	"PipelineIteration.Forwarded":   "forwarded by ranks",
-	"PipelineIteration.Handled":     "handled by ranks",
-	"PipelineIteration.Done":        "done by ranks",
-	"PipelineIteration.HandleCount": "handle count",
+	KeyCrash:                            "crashed:",
+	"Pool.Free":                         "free pages",
+	"Cache.Shared":                      "shared blocks",
+	"Cache.Offloaded":                   "offloaded blocks",
+	"Cache.AllocatedDraft":              "_allocated_draft_lens",
+	"Request.NumTokens":                 "tokens",
+	"Request.DraftLen":                  "draft tokens",
+	"Request.Accepted":                  "accepted drafts",
+	"Request.Reused":                    "reused prefix",
+	KeyPreResizeCapacity:                "py_ctx_pre_resize_cap",
+	KeyPipelinePos:                      "pipeline iteration",
+	"Rank.Previous":                     "previous batch",
+	"Rank.CanQueue":                     "can_queue",
+	"Rank.CanQueueThisRank":             "can_queue_this_rank",
+	"Rank.ExpectedActive":               "expected_num_active_requests",
+	"PipelineIteration.Forwarded":       "forwarded by ranks",
+	"PipelineIteration.Handled":         "handled by ranks",
+	"PipelineIteration.Done":            "done by ranks",
+	"PipelineIteration.HandleCount":     "handle count",
+	"State.Hazard":                      "hazard:",
+	"State.AdpDummyRole":                "ADP dummy role",
+	"Rank.StalledPasses":                "_stalled_schedules",
+	"Rank.PendingPause":                 "victims to pause (ID bits)",
+	"PipelineIteration.RecomputePaused": "recompute-paused (ID bits)",
+	"Rank.DummyAfter":                   "dummy after arrival",
 }
 
 // ghostFields are the spec's own accounting, not fields of the real
@@ -79,13 +85,15 @@ var fieldValues = map[FieldKey]func(n uint8) string{
 	"PipelineIteration.Forwarded":   rankSet,
 	"PipelineIteration.Handled":     rankSet,
 	"PipelineIteration.Done":        rankSet,
+	"State.AdpDummyRole":            func(n uint8) string { return flagNames(n, adpRoleNames) },
 }
 
 // indexWords name one element of an array-of-numbers field.
 var indexWords = map[FieldKey]string{KeyPoolTree: "family %d tree blocks"}
 
 var (
-	cacheFlagNames   = []string{"stop-committing", "never-resumed", "partial-copy"}
+	cacheFlagNames   = []string{"stop-committing", "never-resumed", "partial-copy", "history-lags"}
+	adpRoleNames     = []string{"context", "context-arrived", "generation-arrived"}
 	requestFlagNames = []string{"adp-dummy", "skip-gen-revert", "pending-dummy", "inflight", "kv-sent"}
 )
 
@@ -261,6 +269,12 @@ func fields(v reflect.Value) []Field {
 			out = append(out, f)
 			continue
 		case Crash:
+			if f.Whole = true; x.Happened {
+				f.Value = x.Describe()
+			}
+			out = append(out, f)
+			continue
+		case Hazard:
 			if f.Whole = true; x.Happened {
 				f.Value = x.Describe()
 			}

@@ -6,6 +6,12 @@ package spec
 // runs inside request_context(not enable_joint_kv_cache_reuse): an unpaired
 // mirror reads the draft view of the request cursors.
 //
+// It walks the batch as ScheduledRequests holds it: every context request
+// first (context_requests), then every generation request
+// (generation_requests), so when both kinds would raise, a context request
+// raises first, and a deferral under the fix takes a context request out
+// before any generation request is looked at.
+//
 // Context requests: get or create the mirror (a None only logs a warning,
 // and copy_batch_block_offsets asserts later in the iteration), resume it
 // (raise "Failed to resume draft KV cache" on refusal), then a plain
@@ -24,11 +30,25 @@ func (v rankView) prepareDraftResources(fixes Fixes) {
 	if !v.cfg.hasPool(v.r, Draft) {
 		return
 	}
+	for _, kind := range [...]BatchKind{ContextChunk, GenerationStep} {
+		if !v.prepareDraftEntries(kind, fixes) {
+			return
+		}
+	}
+}
+
+// prepareDraftEntries is one of _prepare_draft_resources' two loops: the
+// batch's entries of one kind, in scheduling order. It reports false when
+// the engine crashed.
+func (v rankView) prepareDraftEntries(kind BatchKind, fixes Fixes) bool {
 	deferring := fixes.Has(FixDeferDraftMirror)
 	unpaired := v.cfg.DraftPool == UnpairedDraftPool
 	b := &v.rank.Batch
 	for i := 0; i < int(b.Count); i++ {
 		e := b.Entries[i]
+		if e.Kind != kind {
+			continue
+		}
 		id := e.ID
 		entry := DraftEntry{Context: e.Kind == ContextChunk, DraftLen: int(v.request(id).DraftLen), Record: fixes.Has(FixRecordDraftLens)}
 		if entry.Context {
@@ -53,15 +73,11 @@ func (v rankView) prepareDraftResources(fixes Fixes) {
 			continue
 		}
 		v.s.crash(v.r, Draft, id, FnPrepareDraftResources, out.Raise, uint8(min(out.Value, 255)))
-		return
+		return false
 	}
+	return true
 }
 
-// draftViewChunk returns the context cursor and is_last_context_chunk the
-// mirror sees for a scheduled context entry. Under the draft view
-// (unpaired) that is the draft cursor; LlmRequest::isLastContextChunk is
-// position + chunk == prompt_len of that view, so a lagging draft view never
-// sees its last chunk.
 func (v rankView) draftViewChunk(id uint8, e BatchEntry, draftView bool) (uint8, bool) {
 	r := v.request(id)
 	if !draftView {

@@ -17,6 +17,7 @@ func (sp *Spec) arrive(s *State) {
 	id := s.Arrived + 1
 	s.Arrived++
 	sp.activate(&s.Ranks[sp.Config.template(id).Rank], id)
+	sp.noteArrivalRole(s, sp.Config.template(id))
 }
 
 // activate makes request id a new incarnation in active_requests of rank.
@@ -30,13 +31,16 @@ func (sp *Spec) activate(rank *Rank, id uint8) {
 	*req = Request{State: state, Incarnation: req.Incarnation + 1, Prompt: uint8(t.PromptLen)}
 }
 
-// receiveKV is the disaggregated KV transfer completing for request id: a
-// receiving request leaves DISAGG_GENERATION_TRANS_IN_PROGRESS with the
-// context server's first token and draft tokens, ready to generate; a
-// sending context-only request's send completes and its caches are freed
-// (the async transfer manager's release, disagg.reap_context_sends), or,
-// with PreFixSendPollAfterForward, at the executor's next completion poll
-// (pollContextTransfers).
+// receiveKV is the disaggregated KV transfer completing for request id. A
+// receiving request moves from DISAGG_GENERATION_TRANS_IN_PROGRESS to
+// DISAGG_GENERATION_TRANS_COMPLETE (the coordinator's poll_gen_transfers →
+// transceiver.check_gen_transfer_status at the top of
+// _prepare_and_schedule_batch, py_executor.py at 2829508); it gets its
+// first token only once a batch holding it is queued
+// (prepareTransmissionCompleted). A sending context-only request's send
+// completes and its caches are freed (the async transfer manager's
+// release, disagg.reap_context_sends), or, with PreFixSendPollAfterForward,
+// at the executor's next completion poll (pollContextTransfers).
 func (sp *Spec) receiveKV(s *State, a *Action) {
 	r := &s.Ranks[a.Rank].Requests[a.ID]
 	if r.State == DisaggContextTransmission {
@@ -51,14 +55,7 @@ func (sp *Spec) receiveKV(s *State, a *Action) {
 		return
 	}
 	sp.hit(brDisaggReceived)
-	r.State = GenerationInProgress
-	r.NumTokens = r.Prompt + 1
-	r.Produced = 1 // the context server's forward produced the first token
-	r.DraftLen = uint8(sp.Config.MaxDraftLen)
-	if int(r.NumTokens) >= int(r.Prompt)+int(sp.Config.template(a.ID).MaxNewTokens) {
-		sp.hit(brDisaggCompleteAtKV)
-		r.State = GenerationComplete
-	}
+	r.State = DisaggTransComplete
 }
 
 // schedule is PyExecutor._prepare_and_schedule_batch then _can_queue: set
@@ -79,12 +76,14 @@ func (sp *Spec) schedule(s *State, r uint8) {
 	v.rank.Phase = PhaseScheduled
 }
 
-// prepareResources is _handle_dynamic_draft_len then
+// prepareResources is, for the queued batch,
+// _prepare_disagg_gen_transmission_complete, _handle_dynamic_draft_len then
 // ResourceManager.prepare_resources in registration order: the draft
 // manager's _prepare_draft_resources (which may raise) before the target's
 // no-op (the scheduler already allocated the target).
 func (sp *Spec) prepareResources(s *State, r uint8) {
 	v := sp.view(s, r)
+	v.prepareTransmissionCompleted(&v.rank.Batch)
 	v.padDynamicDraftLen(&v.rank.Batch)
 	v.prepareDraftResources(sp.Fixes)
 	v.rank.Phase = PhasePrepared

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kvcheck/kvcheck/model"
 )
@@ -15,6 +16,8 @@ const (
 	InvMirrorWithinTargetLife = "mirror-within-target-lifetime"
 	InvIndexSlots             = "index-slots-bounded"
 	InvRanksAgree             = "ranks-agree"
+	InvForwardOverActive      = "forward-over-active-caches"
+	InvInFlightCachesActive   = "in-flight-caches-active"
 )
 
 // Invariants returns the named safety properties of reference §7.5 that
@@ -57,12 +60,26 @@ func (sp *Spec) Invariants() []model.Invariant[State] {
 			Check: sp.checkPageIndexRow,
 		},
 		{
+			Name:  InvForwardOverActive,
+			Doc:   "a forward runs only requests whose KV caches on its rank are ACTIVE: suspend() cuts a cache's page-index buffers, and a forward over it reads stale page indices (_restore_page_index_bufs, kv_cache_manager_v2.py at 00746ef); nothing raises",
+			Check: sp.checkForwardOverActive,
+		},
+		{
+			Name:  InvInFlightCachesActive,
+			Doc:   "under pipeline parallelism no stage suspends or frees a request while a micro-batch it forwarded with the request has not been handled (non-last context chunks are not in inflight_request_ids, so the stage's own scheduler may pick them: with a host tier their pages could move while the forward writes them)",
+			Check: sp.checkInFlightCachesActive,
+		},
+		{
 			Name:  InvRanksAgree,
 			Doc:   "ranks agree on every collective's outcome: expected_num_active_requests and can_queue under attention DP, the handled batches under pipeline parallelism (reference I10)",
 			Check: sp.checkRanksAgree,
 		},
 	}
-	return append(invariants, sp.bookkeepingInvariants()...)
+	invariants = append(invariants, sp.bookkeepingInvariants()...)
+	if len(sp.skipInvariants) == 0 {
+		return invariants
+	}
+	return slices.DeleteFunc(invariants, func(inv model.Invariant[State]) bool { return slices.Contains(sp.skipInvariants, inv.Name) })
 }
 
 // checkRanksAgree compares what each rank took from the last collective.
@@ -238,6 +255,54 @@ func (sp *Spec) checkIndexSlots(s *State) *model.Failure {
 			if n := v.liveCaches(p); n > int(sp.Config.indexSlots(p)) {
 				return &model.Failure{Message: fmt.Sprintf("rank %d %s pool: %d live caches, IndexMapper has %d slots",
 					r, p, n, sp.Config.indexSlots(p))}
+			}
+		}
+	}
+	return nil
+}
+
+func (sp *Spec) checkForwardOverActive(s *State) *model.Failure {
+	if !s.Hazard.Happened {
+		return nil
+	}
+	return &model.Failure{Message: s.Hazard.Describe(), Group: "forward over a " + s.Hazard.Status.String() + " " + s.Hazard.Pool.String() + " cache"}
+}
+
+// checkInFlightCachesActive looks, on every stage, at the executed
+// micro-batches the stage has forwarded and not yet handled: each of
+// their real requests must still hold an ACTIVE target cache there.
+func (sp *Spec) checkInFlightCachesActive(s *State) *model.Failure {
+	if sp.Config.Loop != PipelineLoop || s.Crash.Happened {
+		return nil
+	}
+	w := sp.Config.adpWidth()
+	for i := uint8(0); i < s.PipelineLen; i++ {
+		it := &s.Pipeline[i]
+		if !it.executed() {
+			continue
+		}
+		for r := uint8(0); r < sp.Config.Ranks; r++ {
+			stage := sp.Config.stageOf(r)
+			if it.Forwarded&(1<<stage) == 0 || it.Handled&(1<<stage) != 0 {
+				continue
+			}
+			b := sp.microBatch(s, i, r%w)
+			v := s.view(&sp.Config, r)
+			for j := 0; j < int(b.Count); j++ {
+				e := &b.Entries[j]
+				if e.ID == dummyID {
+					continue
+				}
+				if st := v.cache(Target, e.ID).Status; st != Active {
+					what := "context chunk"
+					if e.Kind == GenerationStep {
+						what = "generation step"
+					}
+					return &model.Failure{
+						Message: fmt.Sprintf("rank %d request %d: its target cache is %s while the %s it forwarded in pipeline iteration %d is still in flight", r, e.ID, st, what, i),
+						Group:   "in-flight " + what + " " + st.String(),
+					}
+				}
 			}
 		}
 	}

@@ -48,11 +48,13 @@ var lifecycleStage = [...]uint8{
 	NotArrived:                0,
 	DisaggGenerationInit:      1,
 	DisaggTransmission:        2,
-	ContextInit:               3,
-	GenerationInProgress:      4,
-	DisaggContextTransmission: 5,
-	GenerationComplete:        6,
-	Finished:                  7,
+	DisaggTransComplete:       3,
+	ContextInit:               4,
+	GenerationInProgress:      5,
+	GenerationToComplete:      6,
+	DisaggContextTransmission: 7,
+	GenerationComplete:        8,
+	Finished:                  9,
 }
 
 // Refused reports whether the step refuses waiting work: a rank with

@@ -7,8 +7,12 @@ package spec
 // defers that processing once more.
 
 // scheduleOverlap is _prepare_and_schedule_batch in the overlap loop:
-// the pre-schedule attention-DP pad, placeholder drafts, the V2 scheduler,
-// then the post-schedule pad.
+// the pre-schedule attention-DP pad, placeholder drafts, the V2 scheduler
+// (its victims' caches freed, _terminate_recompute_paused_requests), then
+// the post-schedule pad. The loop pauses the victims
+// (_pause_recompute_paused_requests) only after the previous batch's
+// _update_requests (py_executor.py at 2829508), so a victim's token from
+// the previous batch becomes part of its new prompt (pausePending).
 func (sp *Spec) scheduleOverlap(s *State, r uint8) {
 	v := sp.view(s, r)
 	v.padAttentionDPDummyRequest()
@@ -16,22 +20,25 @@ func (sp *Spec) scheduleOverlap(s *State, r uint8) {
 		return
 	}
 	v.setPlaceholderDrafts()
-	v.scheduleRequest(sp.Fixes)
+	paused := v.schedulePass(sp.Fixes)
 	if s.Crash.Happened {
 		return
 	}
+	v.rank.PendingPause = pausedMask(&paused)
 	v.padEmptyAttentionDPBatch()
 	v.rank.Phase = PhaseScheduled
 }
 
 // prepareOverlap is the part of the overlap loop between _can_queue and
-// the forward: when the batch is queued, _handle_dynamic_draft_len and
+// the forward: when the batch is queued,
+// _prepare_disagg_gen_transmission_complete, _handle_dynamic_draft_len and
 // ResourceManager.prepare_resources; when vetoed, _revert_gen_alloc (not
 // before PR #13104: PreFixNoVetoRevert); then
 // _finalize_adp_dummy_allocation(can_queue).
 func (sp *Spec) prepareOverlap(s *State, r uint8) {
 	v := sp.view(s, r)
 	if v.rank.CanQueue {
+		v.prepareTransmissionCompleted(&v.rank.Batch)
 		v.padDynamicDraftLen(&v.rank.Batch)
 		v.prepareDraftResources(sp.Fixes)
 	} else if !v.cfg.PreFixes.Has(PreFixNoVetoRevert) {
@@ -55,7 +62,8 @@ func (r *Rank) shouldProcessPreviousBatch() bool {
 // current batch (its sample state records the environment's choices), then
 // _update_requests(previous_batch) when it is processed this iteration, then
 // _update_request_states and _update_v2_context_resources of the current
-// batch.
+// batch, and the requests whose token in flight is their last turn
+// GENERATION_TO_COMPLETE.
 func (sp *Spec) forwardOverlap(s *State, a *Action) {
 	v := sp.view(s, a.Rank)
 	if !v.copyBatchBlockOffsets(&v.rank.Batch) {
@@ -67,8 +75,10 @@ func (sp *Spec) forwardOverlap(s *State, a *Action) {
 		v.applySample(&v.rank.Previous)
 		v.rank.PreviousSampled = true
 	}
+	v.pausePending()
 	v.updateRequestStates(&v.rank.Batch)
 	v.updateV2ContextResources(&v.rank.Batch, sp.Fixes)
+	v.updateGenerationRequestsThatWillCompleteNextIteration(&v.rank.Batch)
 	v.rank.Phase = PhaseForwarded
 }
 
@@ -89,12 +99,14 @@ func (sp *Spec) updateResourcesOverlap(s *State, r uint8) {
 		if !rank.PreviousSampled {
 			v.applySample(&rank.Previous)
 		}
+		v.pausePending()
 		v.handleResponses()
 		v.updateAllResources(&rank.Previous)
 		if s.Crash.Happened {
 			return
 		}
 	}
+	v.pausePending()
 	if rank.CanQueue || v.idle() {
 		v.pollContextTransfers()
 	}
@@ -120,4 +132,14 @@ func (r *Rank) previousBatchFate() string {
 		return "previous"
 	}
 	return "deferred"
+}
+
+// pausePending is the overlap loop's _pause_recompute_paused_requests of
+// this iteration's victims, after the previous batch's _update_requests.
+func (v rankView) pausePending() {
+	if v.rank.PendingPause != 0 {
+		v.hit(brPauseAfterPrevious)
+		v.pauseRequests(v.rank.PendingPause)
+		v.rank.PendingPause = 0
+	}
 }

@@ -63,6 +63,12 @@ func (c *Config) stageOf(r uint8) uint8 { return r / c.adpWidth() }
 // isLastStage reports whether rank r is on the last pipeline stage.
 func (c *Config) isLastStage(r uint8) bool { return c.stageOf(r) == c.stages()-1 }
 
+// pipelineRecord is the record that holds the first stage's ADP rank
+// adp's micro-batch of pipeline iteration i (see microBatch).
+func (sp *Spec) pipelineRecord(s *State, i, adp uint8) *PipelineIteration {
+	return &s.Pipeline[int(i)+int(adp)*int(sp.Config.stages())]
+}
+
 // microBatch is the micro-batch of the first stage's ADP rank adp in
 // pipeline iteration i: ADP rank 1's lives in the record stages places
 // further on (stages x 2 ranks fit MaxRanks, and at most stages
@@ -118,13 +124,14 @@ func (sp *Spec) pipelineStart(s *State) {
 	}
 	for a := uint8(0); a < sp.Config.adpWidth(); a++ {
 		v := sp.view(s, a)
-		v.scheduleRequest(sp.Fixes)
+		paused := v.scheduleRequest(sp.Fixes)
 		if s.Crash.Happened {
 			return
 		}
 		b := sp.microBatch(s, i, a)
 		*b = v.rank.Batch
 		setDummyIncarnation(b, 0)
+		sp.pipelineRecord(s, i, a).RecomputePaused = paused
 	}
 	sp.pipelineRun(s, 0, nil)
 }
@@ -138,16 +145,18 @@ func (sp *Spec) pipelineStart(s *State) {
 // when queued, prepare_resources and the forward. The last stage samples:
 // the action carries the environment's choices.
 //
-// Recompute pause (correction 4): _executor_loop_pp at 2829508 runs
+// Recompute pause: _executor_loop_pp at 2829508 runs
 // _terminate_recompute_paused_requests and _pause_recompute_paused_requests
-// on scheduled_batch, which on a later stage is the batch rebuilt by
-// to_scheduler_result. SerializableSchedulerOutput carries context, last
-// chunk, generation, paused and disagg gen-init IDs, and no
-// recompute-paused list (read in scheduler.py; the fields are the same in
-// every version read), so the rebuilt batch's recompute_paused_requests is
-// empty: a later stage pauses nobody. Its local scheduler's victims have
-// their caches freed (schedulePass) but keep their state, and rank 0's
-// victims are not reset on the later stage either.
+// on scheduled_batch right after scheduling, which on a later stage is the
+// batch rebuilt by to_scheduler_result. PR #15252 says serialization
+// carries the recompute-paused requests, so a later stage frees rank 0's
+// victims and pauses them (Config.PPPropagatesRecomputePause, INFER: the
+// stored scheduler.py versions predate the field). Off, a later stage
+// pauses nobody. Either way its local scheduler's own victims have their
+// caches freed (schedulePass) but keep their state, as the local pass's
+// output is dropped. Without a KV cache transceiver there is no
+// DisaggPPTerminationHandler (it needs pp_size > 1, block reuse and a
+// transceiver), so the teardown is immediate on every stage.
 func (sp *Spec) pipelineFollow(s *State, a *Action) {
 	w := sp.Config.adpWidth()
 	stage := sp.Config.stageOf(a.Rank)
@@ -170,6 +179,15 @@ func (sp *Spec) pipelineFollow(s *State, a *Action) {
 		v.schedulePass(sp.Fixes)
 		if s.Crash.Happened {
 			return
+		}
+		if paused := sp.pipelineRecord(s, pos, adp).RecomputePaused; paused != 0 && sp.Config.PPPropagatesRecomputePause.On() {
+			v.hit(brStagePausesVictims)
+			for id := uint8(0); id < MaxIDs; id++ {
+				if paused&(1<<id) != 0 {
+					v.freeResources(id)
+				}
+			}
+			v.pauseRequests(paused)
 		}
 		v.rank.Batch = *sp.microBatch(s, pos, adp)
 		b := &v.rank.Batch
@@ -222,7 +240,8 @@ func (sp *Spec) pipelineRun(s *State, stage uint8, a *Action) {
 }
 
 // pipelineForward runs the adopted micro-batch on rank r (ADP rank adp of
-// its stage): inflight IDs, _handle_dynamic_draft_len, prepare_resources
+// its stage): inflight IDs, _prepare_disagg_gen_transmission_complete,
+// _handle_dynamic_draft_len, prepare_resources
 // (the draft pool on the last stage), the forward and
 // _update_request_states; the last stage records the sample state in the
 // iteration. It reports whether the forward ran (no raise).
@@ -235,6 +254,7 @@ func (sp *Spec) pipelineForward(s *State, r, adp uint8, a *Action) bool {
 			v.request(e.ID).Flags |= requestFlagInflight
 		}
 	}
+	v.prepareTransmissionCompleted(b)
 	v.padDynamicDraftLen(b)
 	v.prepareDraftResources(sp.Fixes)
 	if s.Crash.Happened || !v.copyBatchBlockOffsets(b) {
@@ -344,8 +364,10 @@ func (sp *Spec) retireFinishedIterations(s *State) {
 		if sp.Config.adpWidth() > 1 {
 			for i := uint8(0); i < s.PipelineLen; i++ {
 				*sp.microBatch(s, i, 1) = *sp.microBatch(s, i+1, 1)
+				sp.pipelineRecord(s, i, 1).RecomputePaused = sp.pipelineRecord(s, i+1, 1).RecomputePaused
 			}
 			*sp.microBatch(s, s.PipelineLen, 1) = Batch{}
+			sp.pipelineRecord(s, s.PipelineLen, 1).RecomputePaused = 0
 		}
 		for r := uint8(0); r < sp.Config.Ranks; r++ {
 			s.Ranks[r].PipelinePos--

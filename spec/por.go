@@ -120,6 +120,8 @@ var stableProperties = map[string]bool{
 	InvIndexSlots:                             true,
 	InvPageIndexRow:                           true,
 	InvRanksAgree:                             true,
+	InvForwardOverActive:                      true,  // a record only the forwarding rank's step sets, never cleared
+	InvInFlightCachesActive:                   false, // reads the pipeline's shared records
 	InvBatchLimits:                            true,
 	InvRecordsCleared:                         true,
 	InvReservation:                            true,

@@ -29,9 +29,11 @@ func (v rankView) maxTokens(id uint8) int {
 // updateRequestStates is PyExecutor._update_request_states after a
 // forward: each context entry's cursors advance by its chunk
 // (LlmRequest::moveToNextContextChunk moves both views) and a finished
-// prompt turns GENERATION_IN_PROGRESS; with attention DP a live dummy, the
-// last active request, is terminated through every manager
-// (_update_request_states_tp → _terminate_request).
+// prompt turns GENERATION_IN_PROGRESS; with attention DP a live dummy is
+// terminated through every manager when it is active_requests[-1]
+// (_update_request_states_tp → _terminate_request, py_executor.py at
+// 2829508); one with a later arrival behind it stays until
+// _handle_responses.
 func (v rankView) updateRequestStates(b *Batch) {
 	for i := 0; i < int(b.Count); i++ {
 		e := &b.Entries[i]
@@ -51,6 +53,10 @@ func (v rankView) updateRequestStates(b *Batch) {
 		}
 	}
 	if v.cfg.AttentionDP && v.request(0).State.isActive() {
+		if !v.dummyIsLast() {
+			v.hit(brDummyNotLast)
+			return
+		}
 		v.hit(brDummyTerminated)
 		v.terminateRequest(0)
 	}
@@ -69,7 +75,7 @@ func (v rankView) applySample(b *Batch) {
 	for i := 0; i < int(b.Count); i++ {
 		e := &b.Entries[i]
 		r := v.entryRequest(b, e)
-		if r.State != GenerationInProgress {
+		if r.State != GenerationInProgress && r.State != GenerationToComplete {
 			continue
 		}
 		limit := v.maxTokens(e.ID)
@@ -179,7 +185,8 @@ func (v rankView) padDynamicDraftLen(b *Batch) {
 }
 
 // setPlaceholderDrafts is _prepare_and_schedule_batch's one-model step:
-// generation requests with no py_draft_tokens get [0] *
+// GENERATION_IN_PROGRESS and DISAGG_GENERATION_INIT requests with no
+// py_draft_tokens get [0] *
 // max_total_draft_tokens so the scheduler budgets and allocates 1 + D
 // (skipped when MTP pads after allocation).
 func (v rankView) setPlaceholderDrafts() {
@@ -188,7 +195,7 @@ func (v rankView) setPlaceholderDrafts() {
 	}
 	for id := range v.rank.Requests {
 		r := &v.rank.Requests[id]
-		if r.State == GenerationInProgress && r.DraftLen == 0 {
+		if (r.State == GenerationInProgress || r.State == DisaggGenerationInit) && r.DraftLen == 0 {
 			r.DraftLen = uint8(v.cfg.MaxDraftLen)
 		}
 	}

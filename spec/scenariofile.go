@@ -12,7 +12,7 @@ import (
 // scenarioKeys are the keys of a kvcheck: section that describe the
 // scenario itself; ParseScenarioSection hands any other key to its
 // caller.
-var scenarioKeys = []string{"name", "doc", "report", "depth", "max_states", "goals", "reaches", "variants", "config"}
+var scenarioKeys = []string{"name", "doc", "report", "depth", "max_states", "goals", "reaches", "checked_elsewhere", "variants", "config"}
 
 // defaultScenarioDepth is the search depth of a scenario file without
 // depth:.
@@ -52,6 +52,8 @@ func ParseScenarioSection(r *yamlconf.Reader, section yamlconf.Field, other func
 			sc.Goals, err = parseGoals(r, fl)
 		case "reaches":
 			sc.Reaches, err = parseReaches(r, fl)
+		case "checked_elsewhere":
+			sc.CheckedElsewhere, err = parseCheckedElsewhere(r, fl)
 		case "variants":
 			err = parseVariants(r, fl, sc)
 		case "config":
@@ -100,6 +102,29 @@ func parseReaches(r *yamlconf.Reader, fl yamlconf.Field) ([]string, error) {
 		}
 	}
 	return keys, nil
+}
+
+// parseCheckedElsewhere reads checked_elsewhere: a map from invariant
+// names to the scenario that reports them (TestCheckedElsewhereIsChecked
+// holds each to it).
+func parseCheckedElsewhere(r *yamlconf.Reader, fl yamlconf.Field) (map[string]string, error) {
+	fields, err := r.Fields(fl.Node, "checked_elsewhere")
+	if err != nil {
+		return nil, err
+	}
+	valid := Verdicts(&Spec{})
+	out := map[string]string{}
+	for _, f := range fields {
+		if !slices.Contains(valid, f.Key) || f.Key == VerdictOK {
+			return nil, r.Errorf(f.Line, "checked_elsewhere: unknown invariant %s; expected one of: %s", yamlconf.Quote(f.Key), strings.Join(valid[1:], ", "))
+		}
+		name, err := r.String(f)
+		if err != nil {
+			return nil, err
+		}
+		out[f.Key] = name
+	}
+	return out, nil
 }
 
 // parseVariants reads variants: a list of {fixes: LABEL, expect:

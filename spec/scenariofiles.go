@@ -24,7 +24,7 @@ var scenarioFS embed.FS
 var scenarioOrder = []string{
 	"draft-admission", "draft-admission-resume", "draft-view-lag",
 	"adp-dummy-leak",
-	"pp-history-capacity", "pp-stage-divergence",
+	"pp-history-capacity", "pp-forward-over-suspended", "pp-stage-divergence",
 	// Historical TensorRT-LLM bugs, each put back with its pre-fix switch
 	// (pre_fix) and checked against the fix that took it out.
 	"adp-veto-growth", "pp-adp-veto-growth", "adp-dummy-none", "adp-draft-dummy-slot", "adp-empty-batch-veto",

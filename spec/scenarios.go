@@ -22,6 +22,10 @@ type Scenario struct {
 	// as an unreached goal, so a change that stops reaching it fails the
 	// check instead of passing vacuously.
 	Reaches []string
+	// CheckedElsewhere maps invariants this scenario does not check to the
+	// scenario that reports them: a finding of its own that would come
+	// first in every variant and hide the one this scenario is about.
+	CheckedElsewhere map[string]string
 	// FixSets are the fix combinations `kvcheck check` runs besides the
 	// real code (no fix).
 	FixSets [][]Fix
@@ -62,6 +66,9 @@ func (sc *Scenario) Spec(fixes Fixes) (*Spec, error) {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	sp.Scenario = sc
+	for inv := range sc.CheckedElsewhere {
+		sp.skipInvariants = append(sp.skipInvariants, inv)
+	}
 	return sp, nil
 }
 

@@ -14,6 +14,17 @@ const (
 	stop
 )
 
+// maxNumRequests is the V2 scheduler's max_num_requests, BudgetTracker's
+// request budget: scheduler_capacity, which create_py_executor_instance
+// (_util.py, the stored version after 2829508) sets to max_batch_size, one
+// more when that is 1 under attention DP (room for the pad dummy).
+func (c *Config) maxNumRequests() int {
+	if c.MaxBatchSize == 1 && c.AttentionDP {
+		return 2
+	}
+	return int(c.MaxBatchSize)
+}
+
 // schedulerPass is the scratch state of one _schedule_loop pass.
 type schedulerPass struct {
 	order           [MaxIDs]uint8 // requests_list: active requests in order
@@ -27,34 +38,74 @@ type schedulerPass struct {
 	evictedCount    int
 	recomputePaused [MaxIDs]bool
 	preempted       [MaxIDs]bool
+	// outcome is what the deadlock detector reads of the pass.
+	outcome passOutcome
 }
 
 // activeRequests returns the rank's active_requests in order: arrival
-// order (ID order), the ADP dummy last.
+// order (ID order), the ADP dummy after the requests that had arrived when
+// it was padded (Rank.DummyAfter).
 func (v rankView) activeRequests(p *schedulerPass) {
 	p.count = 0
+	dummy := v.request(dummyID).State.isActive()
 	for id := uint8(1); id < MaxIDs; id++ {
+		if dummy && id == v.rank.DummyAfter+1 {
+			p.order[p.count] = dummyID
+			p.count++
+			dummy = false
+		}
 		if v.request(id).State.isActive() {
 			p.order[p.count] = id
 			p.count++
 		}
 	}
-	if v.request(0).State.isActive() {
-		p.order[p.count] = 0
+	if dummy {
+		p.order[p.count] = dummyID
 		p.count++
 	}
+}
+
+// dummyIsLast reports whether the active attention-DP dummy is
+// active_requests[-1]: no request that arrived after it is active.
+func (v rankView) dummyIsLast() bool {
+	for id := v.rank.DummyAfter + 1; id < MaxIDs; id++ {
+		if v.request(id).State.isActive() {
+			return false
+		}
+	}
+	return true
 }
 
 // scheduleRequest is KVCacheV2Scheduler.schedule_request followed by the
 // executor's _pause_recompute_paused_requests(scheduled_batch): the
 // recompute-paused victims of the pass are paused (LlmRequest::pause)
-// before the forward, as every loop does on the rank that scheduled the
-// batch it runs.
-func (v rankView) scheduleRequest(fixes Fixes) {
+// before the forward, as the non-overlap and pipeline loops do on the rank
+// that scheduled the batch it runs (the overlap loop pauses later,
+// scheduleOverlap). It returns the victims as a bit set of IDs.
+func (v rankView) scheduleRequest(fixes Fixes) uint16 {
 	paused := v.schedulePass(fixes)
+	mask := pausedMask(&paused)
+	v.pauseRequests(mask)
+	return mask
+}
+
+// pausedMask is the set of recompute-paused victims as a bit set of IDs.
+func pausedMask(paused *[MaxIDs]bool) uint16 {
+	var mask uint16
 	for id := range paused {
 		if paused[id] {
-			v.pauseRequest(uint8(id))
+			mask |= 1 << id
+		}
+	}
+	return mask
+}
+
+// pauseRequests is PyExecutor._pause_recompute_paused_requests on the
+// victims in mask: each still active and not finished is paused.
+func (v rankView) pauseRequests(mask uint16) {
+	for id := uint8(0); id < MaxIDs; id++ {
+		if mask&(1<<id) != 0 && v.request(id).State.isActive() && v.request(id).State != GenerationComplete {
+			v.pauseRequest(id)
 		}
 	}
 }
@@ -80,10 +131,12 @@ func (v rankView) schedulePass(fixes Fixes) (recomputePaused [MaxIDs]bool) {
 			continue
 		}
 		if r.State == DisaggGenerationInit {
-			v.prepareDisaggGenInit(id)
+			if v.prepareDisaggGenInit(id) {
+				p.outcome.disagg++
+			}
 			continue
 		}
-		if p.requests >= int(v.cfg.MaxBatchSize) {
+		if p.requests >= v.cfg.maxNumRequests() {
 			v.hit(brMaxBatchSize)
 			break
 		}
@@ -92,7 +145,7 @@ func (v rankView) schedulePass(fixes Fixes) (recomputePaused [MaxIDs]bool) {
 			pendingCount++
 			continue
 		}
-		if r.State != GenerationInProgress {
+		if !r.State.isScheduledAsGeneration() {
 			continue
 		}
 		action, tokens := v.tryScheduleGeneration(&p, it, id, fixes)
@@ -108,9 +161,10 @@ func (v rankView) schedulePass(fixes Fixes) (recomputePaused [MaxIDs]bool) {
 			p.requests++
 		}
 	}
+	contributed := v.collectContributedBlocks(&p, pending[:pendingCount])
 	for i := 0; i < pendingCount; i++ {
 		id := pending[i]
-		if p.requests >= int(v.cfg.MaxBatchSize) {
+		if p.requests >= v.cfg.maxNumRequests() {
 			v.hit(brMaxBatchSize)
 			break
 		}
@@ -125,6 +179,12 @@ func (v rankView) schedulePass(fixes Fixes) (recomputePaused [MaxIDs]bool) {
 			v.hit(brCertainlyBlocked)
 			continue
 		}
+		family, block, keyed := v.firstNewBlock(id)
+		if contributed.active && v.isFirstContextChunk(id) && contributed.has(family, block, keyed) {
+			v.hit(brPrefixSkip)
+			p.outcome.deferred++
+			continue
+		}
 		action := v.tryScheduleContext(&p, id, fixes)
 		if v.s.Crash.Happened {
 			return
@@ -132,39 +192,64 @@ func (v rankView) schedulePass(fixes Fixes) (recomputePaused [MaxIDs]bool) {
 		if action == stop {
 			break
 		}
+		if action == scheduled && contributed.active {
+			contributed.add(family, block, keyed)
+		}
 	}
+	p.outcome.scheduled = int(v.rank.Batch.Count)
+	for i := 0; i < pendingCount; i++ {
+		if !p.preempted[pending[i]] {
+			p.outcome.contextCandidates++
+		}
+	}
+	for id := range p.recomputePaused {
+		if p.recomputePaused[id] {
+			p.outcome.paused++
+		}
+	}
+	v.detectDeadlock(&p.outcome)
 	return p.recomputePaused
 }
 
 // prepareDisaggGenInit is _try_schedule_disagg_gen_init →
-// KVCacheManagerV2.prepare_disagg_gen_init on the target: allocate the full
-// prompt plus draft tokens with history = prompt_len, outside the request
-// and token budgets; on success the request starts receiving KV. A failure
-// releases the cache and retries next pass. The draft pool is not
-// allocated here: an unpaired mirror is created by the generation path of
-// _prepare_draft_resources (reference §2.3), so scenarios whose
-// disaggregated requests generate would show what that does.
-func (v rankView) prepareDisaggGenInit(id uint8) {
+// KVCacheManagerV2.prepare_disagg_gen_init on the target
+// (kv_cache_manager_v2.py and scheduler_v2.py at 00746ef): get or create
+// the cache and resume it (prepare_context_cache), then resize it to the
+// full prompt plus draft tokens and extra tokens with history = prompt_len,
+// outside the request and token budgets; on success the request starts
+// receiving KV. On failure the manager only suspends the cache ("cache is
+// suspended on resize failure"; a refused first resume leaves it
+// suspended too): it stays in kv_cache_map with its IndexMapper slot and
+// its pages, and the scheduler returns SKIP, so the request retries next
+// pass. The draft pool is not allocated here ("Cache-transceiver mode
+// disables the separate one-model draft manager"). It reports whether the
+// request was admitted (a disagg candidate).
+func (v rankView) prepareDisaggGenInit(id uint8) bool {
 	r := v.request(id)
 	if v.cache(Target, id).Status == Absent && !v.createCache(Target, id, 0) {
-		return
+		v.hit(brDisaggGenInitRetry)
+		return false
 	}
 	c := v.cache(Target, id)
 	c.Flags |= flagStopCommitting
-	if v.resumeCache(Target, id) {
-		ok, raise := v.resizeCache(Target, id, int(r.Prompt)+int(v.cfg.MaxDraftLen)+int(v.cfg.ExtraKVTokens), int(r.Prompt))
-		if raise != ErrNone {
-			v.s.crash(v.r, Target, id, FnResize, raise, 0)
-			return
-		}
-		if ok {
-			v.hit(brDisaggGenInit)
-			r.State = DisaggTransmission
-			return
-		}
+	if c.Status == Suspended && !v.resumeCache(Target, id) {
+		v.hit(brDisaggGenInitRetry)
+		return false
+	}
+	ok, raise := v.resizeCache(Target, id, max(int(c.Capacity), int(r.Prompt)+int(r.DraftLen)+int(v.cfg.ExtraKVTokens)), int(r.Prompt))
+	if raise != ErrNone {
+		v.s.crash(v.r, Target, id, FnResize, raise, 0)
+		return false
+	}
+	if ok {
+		v.hit(brDisaggGenInit)
+		r.State = DisaggTransmission
+		return true
 	}
 	v.hit(brDisaggGenInitRetry)
-	v.closeCache(Target, id)
+	v.hit(brDisaggGenInitSuspends)
+	v.suspendCache(Target, id)
+	return false
 }
 
 // appendToBatch adds an entry to the scheduled batch.
@@ -227,7 +312,7 @@ func (v rankView) tryAllocateGenerationPair(id uint8, fixes Fixes) bool {
 	ok := true
 	switch v.draftPool() {
 	case UnpairedDraftPool:
-		if v.cfg.Version == Version00746ef || fixes.Has(FixJointAdmission) {
+		if v.cfg.hasAdmitMirror() || fixes.Has(FixJointAdmission) {
 			ok = v.admitMirror(id, fixes)
 		}
 		if ok && fixes.Has(FixJointAdmission) {
@@ -245,10 +330,11 @@ func (v rankView) tryAllocateGenerationPair(id uint8, fixes Fixes) bool {
 }
 
 // isStartedRequest is _is_started_request: a context request past its
-// first chunk, or a generating one.
+// first chunk, or one in a generation-in-progress state (GENERATION_TO_COMPLETE
+// and DISAGG_GENERATION_TRANS_COMPLETE included).
 func (v rankView) isStartedRequest(id uint8) bool {
 	r := v.request(id)
-	return (r.State == ContextInit && !v.isFirstContextChunk(id)) || r.State == GenerationInProgress
+	return (r.State == ContextInit && !v.isFirstContextChunk(id)) || r.State.isGenerationInProgress()
 }
 
 // isVictimCandidate is what _is_evictable and _is_recompute_pause_candidate
@@ -290,11 +376,18 @@ func (v rankView) tryEvictForGeneration(p *schedulerPass, it int, id uint8, fixe
 	return false
 }
 
-// tryRecomputePauseForGeneration is _try_recompute_pause_for_gen (only with
-// enable_recompute_pause): free a started victim's caches in both pools
-// (_recompute_pause_request) so it re-prefills later, and retry; when no
-// candidate is left and suspension can free pages (can_evict: a host tier),
-// fall back to an evicted request.
+// tryRecomputePauseForGeneration is _try_recompute_pause_for_gen
+// (scheduler_v2.py at 00746ef; only with enable_recompute_pause): free a
+// started victim's caches in both pools (_recompute_pause_request) so it
+// re-prefills later, and retry. Victims come from the tail down to the
+// request after this one, below the pass's own recompute frontier
+// (_RecomputePauseState, which starts at the end of the list and drops to
+// each victim), skipping requests already paused; with can_evict (a tier
+// below GPU) an evicted request qualifies too, and when the scan finds
+// nothing the first evicted candidate, in eviction order, is taken. The
+// ordinary frontier req_it_end is not shrunk ("Recompute pause does not
+// shrink the ordinary scheduling frontier"): the main loop skips the
+// victims' indices. With can_evict a failed retry evicts again.
 func (v rankView) tryRecomputePauseForGeneration(p *schedulerPass, it int, id uint8, fixes Fixes) bool {
 	if !v.cfg.RecomputePause {
 		return false
@@ -306,23 +399,25 @@ func (v rankView) tryRecomputePauseForGeneration(p *schedulerPass, it int, id ui
 			if p.recomputePaused[cand] {
 				continue
 			}
-			if (v.cfg.HostTier || !p.evicted[cand]) && v.isVictimCandidate(cand) {
+			if (v.cfg.HostTier || !p.evicted[cand]) && v.isRecomputePauseCandidate(cand) {
 				victim = i
 				break
 			}
 		}
-		var vid uint8
-		if victim >= 0 {
-			vid = p.order[victim]
-			p.frontier = victim
-			p.end = min(p.end, victim)
-		} else if v.cfg.HostTier && p.evictedCount > 0 {
-			v.hit(brRecomputePauseEvicted)
-			p.evictedCount--
-			vid = p.evictedOrder[p.evictedCount]
-		} else {
+		if victim >= 0 && p.evicted[p.order[victim]] {
+			v.hit(brRecomputePauseEvictedScan)
+		}
+		if victim < 0 && v.cfg.HostTier {
+			victim = v.firstEvictedCandidate(p)
+			if victim >= 0 {
+				v.hit(brRecomputePauseEvicted)
+			}
+		}
+		if victim < 0 {
 			return false
 		}
+		vid := p.order[victim]
+		p.frontier = min(p.frontier, victim)
 		v.hit(brRecomputePauseVictim)
 		p.evicted[vid] = false
 		v.freeResources(vid)
@@ -339,7 +434,34 @@ func (v rankView) tryRecomputePauseForGeneration(p *schedulerPass, it int, id ui
 	}
 }
 
+// isRecomputePauseCandidate is _is_recompute_pause_candidate: a started
+// request not in inflight_request_ids and not GENERATION_TO_COMPLETE. It
+// need not be ACTIVE: an evicted request can be paused.
+func (v rankView) isRecomputePauseCandidate(id uint8) bool {
+	return v.request(id).State != GenerationToComplete && v.isVictimCandidate(id)
+}
+
+// firstEvictedCandidate is the fallback of _try_recompute_pause_for_gen:
+// the index in the pass's list of the first request of evicted, in the
+// order it was evicted, that is still evicted, not paused and a recompute
+// pause candidate; -1 if none.
+func (v rankView) firstEvictedCandidate(p *schedulerPass) int {
+	for k := 0; k < p.evictedCount; k++ {
+		cand := p.evictedOrder[k]
+		if !p.evicted[cand] || p.recomputePaused[cand] || !v.isRecomputePauseCandidate(cand) {
+			continue
+		}
+		for i := 0; i < p.count; i++ {
+			if p.order[i] == cand {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 func (v rankView) markEvicted(p *schedulerPass, id uint8) {
+	p.outcome.suspended++
 	if !p.evicted[id] {
 		p.evicted[id] = true
 		p.evictedOrder[p.evictedCount] = id
@@ -382,7 +504,7 @@ func (v rankView) hasContextChunkBudget(p *schedulerPass) bool {
 // cache is ACTIVE while its mirror exists, is suspended, and the draft pool
 // is above the resume gate (mirror_admission_certainly_blocked).
 func (v rankView) pendingContextCertainlyBlocked(id uint8) bool {
-	if v.cfg.Version != Version00746ef || !v.cfg.ChunkedPrefill || v.draftPool() != UnpairedDraftPool {
+	if !v.cfg.hasAdmitMirror() || !v.cfg.ChunkedPrefill || v.draftPool() != UnpairedDraftPool {
 		return false
 	}
 	if v.cache(Target, id).Status != Active {
@@ -412,17 +534,27 @@ func (v rankView) tryScheduleContext(p *schedulerPass, id uint8, fixes Fixes) sc
 	return action
 }
 
-// tryScheduleContextChunk is _try_schedule_context_chunked (or the full
-// path without chunking): prepare the pair, size the chunk from the budget
-// (rounded down to chunk_unit_size unless it reaches the end; draft tokens
-// added on the last chunk), then _try_allocate_context; an allocation
-// failure tries preempt_for_pages (STOP on success) else SKIP.
+// tryScheduleContextChunk is _try_schedule_context_chunked (or
+// _try_schedule_context_full without chunking; scheduler_v2.py at
+// 00746ef): prepare the pair, size the chunk from the budget (rounded down
+// to chunk_unit_size unless it reaches the end; draft tokens added on the
+// last chunk), then _try_allocate_context; an allocation failure tries
+// preempt_for_pages (STOP on success) else SKIP. With
+// enable_prefix_aware_scheduling (the default) the budget counts the
+// context left after the reuse lookup; without it the length before
+// prepare, charged even when reuse makes the chunk shorter, and the full
+// path checks it before preparing.
 func (v rankView) tryScheduleContextChunk(p *schedulerPass, id uint8, fixes Fixes) scheduleAction {
 	r := v.request(id)
 	remainingBudget := int(v.cfg.MaxNumTokens) - p.tokens
 	prePrepareRemaining := int(r.Prompt) - int(r.Position)
 	if r.Reused > 0 && r.Position > r.Reused {
 		v.hit(brReusedThenChunks)
+	}
+	prefixAware := v.cfg.PrefixAwareScheduling.On()
+	if !v.cfg.ChunkedPrefill && !prefixAware && p.tokens+prePrepareRemaining+int(r.DraftLen) > int(v.cfg.MaxNumTokens) {
+		v.hit(brUnchunkedOverBudget)
+		return stop
 	}
 	if !v.prepareContextPair(id, fixes) {
 		v.hit(brContextPrepareFailed)
@@ -432,10 +564,17 @@ func (v rankView) tryScheduleContextChunk(p *schedulerPass, id uint8, fixes Fixe
 		return stop
 	}
 	contextRemaining := int(r.Prompt) - int(r.Position)
+	if contextRemaining < prePrepareRemaining {
+		v.hit(brBudgetAfterReuse)
+	}
+	budgetRemaining := prePrepareRemaining
+	if prefixAware {
+		budgetRemaining = contextRemaining
+	}
 	var chunk int
 	if v.cfg.ChunkedPrefill {
-		chunk = min(remainingBudget, prePrepareRemaining, int(v.cfg.MaxNumTokens))
-		if chunk < prePrepareRemaining {
+		chunk = min(remainingBudget, budgetRemaining, int(v.cfg.MaxNumTokens))
+		if chunk < budgetRemaining {
 			v.hit(brNonFinalChunk)
 			chunk = chunk / int(v.cfg.ChunkUnitSize) * int(v.cfg.ChunkUnitSize)
 		}
@@ -445,7 +584,7 @@ func (v rankView) tryScheduleContextChunk(p *schedulerPass, id uint8, fixes Fixe
 		}
 	} else {
 		chunk = contextRemaining
-		if p.tokens+contextRemaining > int(v.cfg.MaxNumTokens) {
+		if prefixAware && p.tokens+contextRemaining+int(r.DraftLen) > int(v.cfg.MaxNumTokens) {
 			v.hit(brUnchunkedOverBudget)
 			return stop
 		}
@@ -462,7 +601,7 @@ func (v rankView) tryScheduleContextChunk(p *schedulerPass, id uint8, fixes Fixe
 		resize += int(r.DraftLen)
 	}
 	if !v.cfg.ChunkedPrefill {
-		tokens = chunk + int(r.DraftLen)
+		tokens = budgetRemaining + int(r.DraftLen)
 	}
 	if !v.tryAllocateContext(id, uint8(resize), uint8(chunk), last, fixes) {
 		v.hit(brContextAllocFailed)
@@ -509,7 +648,7 @@ func (v rankView) prepareContextPair(id uint8, fixes Fixes) bool {
 		if !v.prepareContext(id, -1, fixes) {
 			return false
 		}
-		if v.cfg.Version == Version00746ef || fixes.Has(FixJointAdmission) {
+		if v.cfg.hasAdmitMirror() || fixes.Has(FixJointAdmission) {
 			return v.admitMirror(id, fixes)
 		}
 		v.hit(brRC25NoAdmission)
@@ -585,7 +724,7 @@ func (v rankView) preemptForPages(p *schedulerPass, id uint8) bool {
 		if victim == id || v.inBatch(victim) || p.recomputePaused[victim] {
 			continue
 		}
-		if !v.isVictimCandidate(victim) || v.cache(Target, victim).Status != Active {
+		if !v.isRecomputePauseCandidate(victim) || v.cache(Target, victim).Status != Active {
 			continue
 		}
 		v.hit(brPreemptForPages)

@@ -20,6 +20,9 @@ type Spec struct {
 	// symmetry is the configuration's rank symmetry (symmetry.go), nil
 	// when it has none.
 	symmetry *symmetries
+	// skipInvariants are the invariants the scenario leaves to another
+	// (Scenario.CheckedElsewhere).
+	skipInvariants []string
 }
 
 var _ model.Spec[State, Action] = (*Spec)(nil)
@@ -73,7 +76,7 @@ func (sp *Spec) Actions(s *State, out []Action) []Action {
 	}
 	if int(s.Arrived) < len(sp.Config.Requests) {
 		t := sp.Config.template(s.Arrived + 1)
-		if s.Ranks[t.Rank].Phase == PhaseIdle {
+		if s.Ranks[t.Rank].Phase == PhaseIdle && !sp.arrivalWaits(s, t) {
 			out = append(out, Action{Kind: ActArrive, ID: s.Arrived + 1})
 		}
 	}

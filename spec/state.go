@@ -53,19 +53,49 @@ const (
 	// context-only request sending its KV: out of active_requests, its
 	// caches still held until the transfer completes.
 	DisaggContextTransmission
+	// DisaggTransComplete: DISAGG_GENERATION_TRANS_COMPLETE, a disaggregated
+	// generation request whose KV has landed. It is inside the schedulable
+	// range [CONTEXT_INIT, GENERATION_TO_COMPLETE) (llmRequest.h: 12), so
+	// the V2 scheduler schedules it as a generation request; its first
+	// token comes only when the batch is queued
+	// (_prepare_disagg_gen_transmission_complete, disagg_gen.go).
+	DisaggTransComplete
+	// GenerationToComplete: GENERATION_TO_COMPLETE, set by the overlap loop
+	// on a request whose token in flight is its last
+	// (_update_generation_requests_that_will_complete_next_iteration):
+	// active, outside the scheduler's range, counted by the attention-DP
+	// pad.
+	GenerationToComplete
 )
 
 func (s RequestState) String() string {
-	return [...]string{"not-arrived", "context", "generation", "complete", "finished", "disagg-init", "receiving-kv", "sending-kv"}[s]
+	return [...]string{"not-arrived", "context", "generation", "complete", "finished", "disagg-init", "receiving-kv", "sending-kv", "kv-landed", "to-complete"}[s]
 }
 
 // isActive reports whether a request in state s is in active_requests.
 func (s RequestState) isActive() bool {
 	switch s {
-	case ContextInit, GenerationInProgress, GenerationComplete, DisaggGenerationInit, DisaggTransmission:
+	case ContextInit, GenerationInProgress, GenerationComplete, DisaggGenerationInit, DisaggTransmission, DisaggTransComplete, GenerationToComplete:
 		return true
 	}
 	return false
+}
+
+// isGenerationInProgress is LlmRequest::isGenerationInProgressState:
+// GENERATION_IN_PROGRESS, GENERATION_TO_COMPLETE or
+// DISAGG_GENERATION_TRANS_COMPLETE (llmRequest.h). The scheduler's
+// _is_started_request and its eviction read it.
+func (s RequestState) isGenerationInProgress() bool {
+	return s == GenerationInProgress || s == GenerationToComplete || s == DisaggTransComplete
+}
+
+// isScheduledAsGeneration reports whether KVCacheV2Scheduler's phase 1
+// sends a request in state s to _try_schedule_generation: every state in
+// its range [CONTEXT_INIT, GENERATION_TO_COMPLETE) but CONTEXT_INIT
+// (scheduler_v2.py at 00746ef), i.e. GENERATION_IN_PROGRESS and
+// DISAGG_GENERATION_TRANS_COMPLETE.
+func (s RequestState) isScheduledAsGeneration() bool {
+	return s == GenerationInProgress || s == DisaggTransComplete
 }
 
 // Request is one LlmRequest as one rank sees it.
@@ -211,6 +241,18 @@ type Rank struct {
 	// PipelinePos is, under pipeline parallelism, the index in
 	// State.Pipeline of the iteration this rank runs next (or is in).
 	PipelinePos uint8
+	// PendingPause is, in the overlap loop, the recompute-paused victims of
+	// this iteration's pass (a bit set of IDs) that the loop pauses after
+	// the previous batch's _update_requests.
+	PendingPause uint16
+	// StalledPasses is KVCacheV2Scheduler._stalled_schedules: the passes in
+	// a row that made no progress (deadlock.go).
+	StalledPasses uint8
+	// DummyAfter is, while an attention-DP dummy is active, the number of
+	// requests that had arrived when it was padded: active_requests holds
+	// the dummy after those and before any that arrived later, and
+	// _update_request_states_tp removes it only when it is last.
+	DummyAfter uint8
 }
 
 // Crash records the first raise inside the executor loop: the engine is
@@ -251,6 +293,10 @@ type PipelineIteration struct {
 	HandleCount uint8
 	// Arrived is how many requests had arrived when rank 0 started it.
 	Arrived uint8
+	// RecomputePaused is the recompute-paused victims of the first stage's
+	// pass (a bit set of IDs), which SerializableSchedulerOutput carries
+	// to the later stages (Config.PPPropagatesRecomputePause).
+	RecomputePaused uint16
 }
 
 // State is the whole model state: a compact value with no pointers, maps or
@@ -258,12 +304,19 @@ type PipelineIteration struct {
 type State struct {
 	// Arrived is the number of request templates that have arrived.
 	Arrived uint8
+	// AdpDummyRole holds adpRole* bits (attention DP with a KV cache
+	// transceiver only): the pad dummy's role and the kinds of request that
+	// arrived since the last fetch.
+	AdpDummyRole uint8
 	// PipelineLen is the number of pipeline iterations not yet finished by
 	// every stage; Pipeline[0] is the oldest.
 	PipelineLen uint8
 	Crash       Crash
-	Pipeline    [MaxRanks]PipelineIteration
-	Ranks       [MaxRanks]Rank
+	// Hazard is the first forward over a cache that was not ACTIVE (a
+	// ghost: the real engine does not raise, hazard.go).
+	Hazard   Hazard
+	Pipeline [MaxRanks]PipelineIteration
+	Ranks    [MaxRanks]Rank
 }
 
 // fingerprint hashes the state bytes of the first n ranks (ranks beyond the

@@ -1,15 +1,21 @@
 package spec
 
 // updateContextResources is KVCacheManagerV2.update_context_resources
-// (00746ef, ≈ char 274,300) on pool p for the batch's context entries with
-// an ACTIVE cache: advance history to the context cursor
-// (_resize_context_history, raising "Failed to resize history length ... at
-// context update" on False) and, when the prompt is done, commit the
-// prompt's blocks and stop_committing (try_commit_blocks; the reuse policy
-// is not ALL_REUSABLE, so commits happen at context end). The executor calls
-// it for the target always and for the draft only when paired
-// (PyExecutor._update_v2_context_resources), so an unpaired mirror's
-// history stays 0 for the whole prefill.
+// (kv_cache_manager_v2.py at 00746ef) on pool p for the batch's context
+// entries with an ACTIVE cache (a suspended one is skipped on purpose:
+// "iteration N+1's eviction may suspend a ctx request's KV cache while
+// iteration N's update still needs to process it"; its history lags until
+// its next update, Cache flag flagHistoryLags). A cache that publishes
+// blocks (enable_block_reuse, _can_publish_block_reuse, not a dummy) under
+// the ALL_REUSABLE policy commits its blocks up to the context cursor after
+// every chunk (try_commit_blocks), and the commit moves its history; any
+// other cache has its history advanced to the cursor
+// (_resize_context_history, raising "Failed to resize history length ...
+// at context update" on False) and, publishing under PER_REQUEST, commits
+// when the prompt is done. stop_committing follows the prompt's last
+// commit. The executor calls it for the target always and for the draft
+// only when paired (PyExecutor._update_v2_context_resources), so an
+// unpaired mirror's history stays 0 for the whole prefill.
 func (v rankView) updateContextResources(p PoolKind, b *Batch, fixes Fixes) {
 	for i := 0; i < int(b.Count); i++ {
 		e := &b.Entries[i]
@@ -18,9 +24,25 @@ func (v rankView) updateContextResources(p PoolKind, b *Batch, fixes Fixes) {
 		}
 		c := v.cache(p, e.ID)
 		if c.Status != Active {
+			if c.Status == Suspended {
+				v.hit(brContextUpdateSkipsSuspended)
+				c.Flags |= flagHistoryLags
+			}
 			continue
 		}
 		r := v.entryRequest(b, e)
+		done := r.Position == v.promptLen(e.ID)
+		publishes := v.canReuse(p, fixes) && e.ID != dummyID
+		if publishes && v.cfg.ReusePolicy == AllReusable {
+			if !done {
+				v.hit(brChunkCommit)
+			} else {
+				v.hit(brContextEndCommit)
+			}
+			v.commitCache(p, e.ID, r.Position, done)
+			c.Flags &^= flagHistoryLags
+			continue
+		}
 		ok, raise := v.resizeCache(p, e.ID, keep, int(r.Position))
 		if raise != ErrNone {
 			v.s.crash(v.r, p, e.ID, FnUpdateContextResources, raise, 0)
@@ -30,7 +52,8 @@ func (v rankView) updateContextResources(p PoolKind, b *Batch, fixes Fixes) {
 			v.s.crash(v.r, p, e.ID, FnUpdateContextResources, ErrContextUpdate, 0)
 			return
 		}
-		if r.Position == v.promptLen(e.ID) && v.canReuse(p, fixes) {
+		c.Flags &^= flagHistoryLags
+		if done && publishes {
 			v.hit(brContextEndCommit)
 			v.commitCache(p, e.ID, r.Position, true)
 		}

@@ -16,5 +16,35 @@ package spec
 // (KVCacheV2Scheduler._suspend_request, target and draft), keeping its
 // pages and its settled reuse cursor.
 func (c *Config) dropsUnscheduledFirstChunk() bool {
-	return c.Version != VersionRC25
+	return c.Version >= Version00746ef
+}
+
+// hasAdmitMirror reports whether KVCacheManagerV2.admit_mirror exists
+// (kv_cache_manager_v2.py at 00746ef; not at 0004396, whose draft manager
+// v1.3.0rc25 runs): the scheduler's _admit_unpaired_draft creates and
+// resumes an unpaired mirror, and _pending_ctx_certainly_blocked previews
+// it (mirror_admission_certainly_blocked).
+func (c *Config) hasAdmitMirror() bool {
+	return c.Version >= Version00746ef
+}
+
+// deadlockDetector says how KVCacheV2Scheduler turns passes that make no
+// progress into a raise (deadlock.go):
+//   - v1.3.0rc25: the inline check at the end of _schedule_loop, which
+//     raises on the first such pass with a generation candidate and
+//     nothing evicted or recompute-paused. Read in scheduler_v2.py at
+//     9ba713c and in an audit of a 2026-08-31 main branch (4716843), both
+//     before rc25's 2026-09-03; rc25's own scheduler_v2.py is not stored
+//     (INFER).
+//   - 00746ef: _detect_deadlock counts stalled passes and raises at the
+//     1000th in a row (PR #19235's detector).
+//   - 00746ef with PR #19181: the same count, but a warning, no raise.
+func (c *Config) deadlockDetector() deadlockMode {
+	switch c.Version {
+	case VersionRC25:
+		return deadlockImmediate
+	case Version00746ef:
+		return deadlockRaises
+	}
+	return deadlockWarns
 }
