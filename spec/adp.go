@@ -151,7 +151,7 @@ func (v rankView) addDummyRequest(isGen bool) bool {
 		v.hit(brContextDummy)
 		*req = Request{State: ContextInit, Incarnation: incarnation, Prompt: 1, Flags: requestFlagAdpDummy}
 	}
-	v.rank.DummyAfter = v.s.Arrived
+	v.rank.DummyAfter = v.arrivedOnRank()
 	return true
 }
 

@@ -71,7 +71,7 @@ func DefaultRanges(name string) []string {
 	switch name {
 	case "draft-admission-resume", "draft-view-lag":
 		return defaultRanges["draft-admission"]
-	case "pp-stage-divergence":
+	case "pp-stage-divergence", "pp-forward-over-suspended":
 		return defaultRanges["pp-history-capacity"]
 	case "adp-veto-growth", "adp-dummy-none", "adp-draft-dummy-slot":
 		// the historical ADP bugs: seed 003's neighbourhood, with each

@@ -290,6 +290,17 @@ func Canonical(cfg Config) Config {
 	if !c.AttentionDP {
 		c.MaxNumActiveRequests, c.KVTransceiver, c.AdpDummyFixes = 0, false, false
 	}
+	if !c.BlockReuse {
+		// the policy says when published blocks are committed, and
+		// without reuse the budget's before- and after-reuse lengths agree
+		c.ReusePolicy, c.PrefixAwareScheduling = AllReusable, SwitchOn
+	}
+	if c.Loop != PipelineLoop || !c.RecomputePause {
+		c.PPPropagatesRecomputePause = SwitchOn
+	}
+	if c.deadlockDetector() != deadlockRaises {
+		c.DeadlockStallPasses = 0 // only the counting detector that raises reads it
+	}
 	families := map[uint8]uint8{}
 	for i := range c.Requests {
 		r := &c.Requests[i]

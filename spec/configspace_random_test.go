@@ -91,7 +91,7 @@ func TestRandomConfigRanges(t *testing.T) {
 	want := map[string][2]int{
 		"tokens_per_block": {1, 8}, "max_batch_size": {1, 6}, "max_num_tokens": {4, 32}, "chunk_unit_size": {1, 8},
 		"target_blocks": {2, 24}, "draft_blocks": {2, 24}, "target_index_slots": {1, 8}, "draft_index_slots": {1, 8},
-		"resume_gate": {50, 100}, "version": {0, 1}, "requests": {1, 6}, "max_draft_len": {1, 3},
+		"resume_gate": {50, 100}, "version": {0, 2}, "requests": {1, 6}, "max_draft_len": {1, 3},
 		"reserve_draft_tokens<=max_draft_len": {1, 1}, "ranks": {2, MaxRanks}, "max_num_active_requests": {0, 4},
 		"stage_target_blocks": {2, 24}, "prompt_len": {1, 24}, "max_new_tokens": {1, 6}, "receiving_kv": {0, 1},
 		"family": {0, 1}, "shared_prefix<=prompt_len": {1, 1}, "pipeline_request_rank": {0, 0}, "request_rank<ranks": {1, 1},

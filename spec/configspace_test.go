@@ -92,13 +92,13 @@ func TestEnumerateSmallSpace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 16 settings combinations × (8 one-request + 8·8·2 two-request
-	// routings) sequences; without a draft pool the draft pool's size and
-	// the version cannot matter.
-	if stats.Combinations != 16*(8+128) {
+	// 24 settings combinations (2·2 pool sizes × 3 versions × 2 draft
+	// pools) × (8 one-request + 8·8·2 two-request routings) sequences;
+	// without a draft pool the draft pool's size cannot matter.
+	if stats.Combinations != 24*(8+128) {
 		t.Fatalf("%d combinations", stats.Combinations)
 	}
-	if got := [3]int{len(configs), stats.Invalid, stats.Equivalent}; got != [3]int{1168, 580, 428} {
+	if got := [3]int{len(configs), stats.Invalid, stats.Equivalent}; got != [3]int{1752, 870, 642} {
 		t.Fatalf("distinct, invalid, equivalent = %v", got)
 	}
 	seen := map[string]bool{}
@@ -127,7 +127,7 @@ func TestConfigSpaceErrors(t *testing.T) {
 		{"target_blocks", "line 3: expected key=values"},
 		{"bogus=1", "line 3: unknown range key \"bogus\""},
 		{"target_blocks=9..4", "line 3: target_blocks: expected an interval"},
-		{"version=v9", "line 3: version: expected one of v1.3.0rc25, 00746ef, got \"v9\""},
+		{"version=v9", "line 3: version: expected one of v1.3.0rc25, 00746ef, 00746ef+pr19181, got \"v9\""},
 		{"target_blocks=all", "line 3: target_blocks: \"all\" needs a boolean or enumerated setting"},
 		{"requests=0..2", "line 3: requests: expected integers 1..8"},
 		{"ranks.1=2", "line 3: range key \"ranks.1\": only a per-stage setting takes a stage"},

@@ -249,7 +249,7 @@ func fields(v reflect.Value) []Field {
 	var out []Field
 	for i := 0; i < t.NumField(); i++ {
 		sf, fv := t.Field(i), v.Field(i)
-		if _, ok := entityArrays[sf.Name]; ok {
+		if _, ok := entityArrays[sf.Name]; ok || !sf.IsExported() {
 			continue
 		}
 		key := FieldKey(typeName(t) + "." + sf.Name)

@@ -139,10 +139,10 @@ func TestPartialReuseScenarioCounts(t *testing.T) {
 		offTrans, onTrans     int
 		invariant, messageHas string
 	}{
-		{"draft-admission", nil, 97, 97, 103, 103, InvNoCrash, "Draft KV cache context resize failed"},
-		{"draft-admission", []Fix{FixJointAdmission}, 687, 747, 888, 952, "", ""},
-		{"draft-admission-resume", []Fix{FixJointAdmission}, 687, 631, 888, 802, "", ""},
-		{"draft-view-lag", nil, 131, 131, 139, 139, InvNoCrash, "History length cannot exceed capacity"},
+		{"draft-admission", nil, 41, 41, 43, 43, InvNoCrash, "Draft KV cache context resize failed"},
+		{"draft-admission", []Fix{FixJointAdmission}, 572, 714, 783, 939, "", ""},
+		{"draft-admission-resume", []Fix{FixJointAdmission}, 572, 714, 783, 939, "", ""},
+		{"draft-view-lag", nil, 55, 55, 57, 57, InvNoCrash, "History length cannot exceed capacity"},
 	} {
 		for _, on := range []bool{false, true} {
 			sc, err := LookupScenario(pin.scenario)

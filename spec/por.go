@@ -121,7 +121,7 @@ var stableProperties = map[string]bool{
 	InvPageIndexRow:                           true,
 	InvRanksAgree:                             true,
 	InvForwardOverActive:                      true,  // a record only the forwarding rank's step sets, never cleared
-	InvInFlightCachesActive:                   false, // reads the pipeline's shared records
+	InvInFlightCachesActive:                   true,  // checks pipeline loops only, which are never reduced
 	InvBatchLimits:                            true,
 	InvRecordsCleared:                         true,
 	InvReservation:                            true,

@@ -48,12 +48,17 @@ type schedulerPass struct {
 func (v rankView) activeRequests(p *schedulerPass) {
 	p.count = 0
 	dummy := v.request(dummyID).State.isActive()
-	for id := uint8(1); id < MaxIDs; id++ {
-		if dummy && id == v.rank.DummyAfter+1 {
+	served := uint8(0) // the rank's requests passed so far, in arrival order
+	for id := uint8(1); int(id) <= len(v.cfg.Requests); id++ {
+		if !v.cfg.servesRequest(v.r, id) {
+			continue
+		}
+		if dummy && served == v.rank.DummyAfter {
 			p.order[p.count] = dummyID
 			p.count++
 			dummy = false
 		}
+		served++
 		if v.request(id).State.isActive() {
 			p.order[p.count] = id
 			p.count++
@@ -66,14 +71,32 @@ func (v rankView) activeRequests(p *schedulerPass) {
 }
 
 // dummyIsLast reports whether the active attention-DP dummy is
-// active_requests[-1]: no request that arrived after it is active.
+// active_requests[-1]: none of the rank's requests that arrived after it
+// is active.
 func (v rankView) dummyIsLast() bool {
-	for id := v.rank.DummyAfter + 1; id < MaxIDs; id++ {
-		if v.request(id).State.isActive() {
+	served := uint8(0)
+	for id := uint8(1); int(id) <= len(v.cfg.Requests); id++ {
+		if !v.cfg.servesRequest(v.r, id) {
+			continue
+		}
+		if served >= v.rank.DummyAfter && v.request(id).State.isActive() {
 			return false
 		}
+		served++
 	}
 	return true
+}
+
+// arrivedOnRank is the number of the rank's requests that have arrived
+// (requests arrive in ID order).
+func (v rankView) arrivedOnRank() uint8 {
+	n := uint8(0)
+	for id := uint8(1); id <= v.s.Arrived; id++ {
+		if v.cfg.servesRequest(v.r, id) {
+			n++
+		}
+	}
+	return n
 }
 
 // scheduleRequest is KVCacheV2Scheduler.schedule_request followed by the

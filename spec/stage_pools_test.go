@@ -14,30 +14,36 @@ import (
 // differ only by the storage layer's page rounding (_storage_manager.py at
 // 00f6bd6), in either direction. The table is what each one-or-two-page
 // asymmetry of seed 001's scaled configuration leads to, and what the
-// README's seed 001 section states.
+// README's seed 001 section states: the first violation apart from the
+// forward hazards, which pp-forward-over-suspended reports (message), and
+// whether a forward runs over a suspended cache (hazard).
 func TestStagePoolAsymmetries(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		target  [MaxRanks]uint32
 		fixes   Fixes
 		message string // "" for no violation, complete
+		hazard  bool
 	}{
-		{"equal", [MaxRanks]uint32{}, 0, ""},
+		{"equal", [MaxRanks]uint32{}, 0, "", false},
 		// Stage 1's own scheduler grows request 2, which rank 0 (one page
 		// short) left suspended, for a micro-batch that does not hold it:
 		// the growth and its _allocated_draft_lens entry outlive the
 		// iteration (issue 9's bookkeeping invariants; nothing raises).
 		{"stage 0 one page smaller", [MaxRanks]uint32{9, 10}, 0,
-			"rank 1 target pool request 2: _allocated_draft_lens holds 1 draft slots, but no batch awaiting update_resources holds the request"},
-		{"stage 0 two pages smaller", [MaxRanks]uint32{8, 10}, 0, ""},
+			"rank 1 target pool request 2: _allocated_draft_lens holds 1 draft slots, but no batch awaiting update_resources holds the request", false},
+		{"stage 0 two pages smaller", [MaxRanks]uint32{8, 10}, 0, "", false},
 		{"last stage one page smaller", [MaxRanks]uint32{10, 9}, 0,
-			"rank 1 target pool request 2: update_resources raised ValueError: History length cannot exceed capacity"},
-		{"last stage one page smaller, PR #19120's clamp", [MaxRanks]uint32{10, 9}, FixSetOf(FixClampCapacity), ""},
+			"rank 1 target pool request 2: update_resources raised ValueError: History length cannot exceed capacity", true},
+		// Two iterations before that raise, stage 1 runs request 2 over
+		// the target cache its own scheduler suspended
+		// (pp-forward-over-suspended); the clamp does not change that.
+		{"last stage one page smaller, PR #19120's clamp", [MaxRanks]uint32{10, 9}, FixSetOf(FixClampCapacity), "", true},
 		{"last stage two pages smaller", [MaxRanks]uint32{10, 8}, 0,
-			"rank 1 target pool request 2: update_context_resources raised ValueError: History length cannot exceed capacity"},
+			"rank 1 target pool request 2: update_context_resources raised ValueError: History length cannot exceed capacity", false},
 		{"last stage two pages smaller, PR #19120's clamp", [MaxRanks]uint32{10, 8}, FixSetOf(FixClampCapacity),
-			"rank 1 target pool request 2: update_context_resources raised ValueError: History length cannot exceed capacity"},
-		{"last stage two pages smaller, equal stage pools", [MaxRanks]uint32{10, 8}, FixSetOf(FixEqualStagePools), ""},
+			"rank 1 target pool request 2: update_context_resources raised ValueError: History length cannot exceed capacity", false},
+		{"last stage two pages smaller, equal stage pools", [MaxRanks]uint32{10, 8}, FixSetOf(FixEqualStagePools), "", false},
 	} {
 		cfg := ppHistoryCapacity.Config
 		cfg.StageTargetBlocks = tt.target
@@ -45,6 +51,11 @@ func TestStagePoolAsymmetries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		hazard := model.Check[State, Action](model.OnlyInvariants[State, Action](sp, []string{InvForwardOverActive}), model.Options{Workers: 1})
+		if got := len(hazard.Violations) > 0; got != tt.hazard || !got && !hazard.Complete {
+			t.Errorf("%s: forward over a suspended cache %v (complete %v), want %v", tt.name, got, hazard.Complete, tt.hazard)
+		}
+		sp.skipInvariants = []string{InvForwardOverActive, InvInFlightCachesActive}
 		res := model.Check[State, Action](sp, model.Options{Workers: 1})
 		switch {
 		case tt.message == "" && (len(res.Violations) > 0 || !res.Complete):

@@ -224,10 +224,14 @@ type Pool = PoolOf[uint8]
 // Rank is one rank's engine: its two pools, its view of the requests, and
 // its executor loop.
 type Rank struct {
-	Pools    [numPools]Pool
-	Requests [MaxIDs]Request
-	Phase    Phase
-	Batch    Batch
+	// PendingPause is, in the overlap loop, the recompute-paused victims of
+	// this iteration's pass (a bit set of IDs) that the loop pauses after
+	// the previous batch's _update_requests.
+	PendingPause uint16
+	Pools        [numPools]Pool
+	Requests     [MaxIDs]Request
+	Phase        Phase
+	Batch        Batch
 	// Previous is the overlap loop's previous_batch (Count 0: None).
 	Previous Batch
 	// CanQueue and CanQueueThisRank are _can_queue's answer this iteration.
@@ -241,18 +245,18 @@ type Rank struct {
 	// PipelinePos is, under pipeline parallelism, the index in
 	// State.Pipeline of the iteration this rank runs next (or is in).
 	PipelinePos uint8
-	// PendingPause is, in the overlap loop, the recompute-paused victims of
-	// this iteration's pass (a bit set of IDs) that the loop pauses after
-	// the previous batch's _update_requests.
-	PendingPause uint16
 	// StalledPasses is KVCacheV2Scheduler._stalled_schedules: the passes in
 	// a row that made no progress (deadlock.go).
 	StalledPasses uint8
 	// DummyAfter is, while an attention-DP dummy is active, the number of
-	// requests that had arrived when it was padded: active_requests holds
-	// the dummy after those and before any that arrived later, and
-	// _update_request_states_tp removes it only when it is last.
+	// the rank's requests that had arrived when it was padded:
+	// active_requests holds the dummy after those and before any that
+	// arrived later, and _update_request_states_tp removes it only when it
+	// is last.
 	DummyAfter uint8
+	// align keeps Rank an even number of bytes (TestStateIsItsBytes: no
+	// padding); always 0.
+	align uint8
 }
 
 // Crash records the first raise inside the executor loop: the engine is
@@ -314,7 +318,10 @@ type State struct {
 	Crash       Crash
 	// Hazard is the first forward over a cache that was not ACTIVE (a
 	// ghost: the real engine does not raise, hazard.go).
-	Hazard   Hazard
+	Hazard Hazard
+	// align keeps Pipeline at an even offset (TestStateIsItsBytes: no
+	// padding anywhere in State); always 0.
+	align    uint8
 	Pipeline [MaxRanks]PipelineIteration
 	Ranks    [MaxRanks]Rank
 }

@@ -152,24 +152,40 @@ func sameTemplate(a, b *RequestTemplate) bool {
 
 // apply writes g·s into dst (which must not be s).
 func (g *rankSymmetry) apply(dst, s *State, ranks int) {
-	dst.Arrived = s.Arrived
-	dst.PipelineLen = s.PipelineLen
-	dst.Pipeline = s.Pipeline
-	dst.Crash = s.Crash
-	if s.Crash.Happened {
-		dst.Crash.Rank = g.rank[s.Crash.Rank]
-		dst.Crash.ID = g.id[s.Crash.ID]
-	}
+	g.applyHeader(dst, s)
 	for r := 0; r < ranks; r++ {
 		g.applyRank(&dst.Ranks[g.rank[r]], &s.Ranks[r])
 	}
 }
 
+// applyHeader writes the fields of s before Ranks into dst, with the
+// ranks and request IDs they name mapped by g. Every field is copied
+// whole first, so a field added to State is carried over unless it names a
+// rank or a request, which must be mapped here (TestSymmetrySound catches
+// one that is not). The pipeline's records are copied as they are:
+// pipeline configurations have no rank symmetry (their stages differ).
+func (g *rankSymmetry) applyHeader(dst, s *State) {
+	ranks := dst.Ranks
+	*dst = *s
+	dst.Ranks = ranks
+	if s.Crash.Happened {
+		dst.Crash.Rank = g.rank[s.Crash.Rank]
+		dst.Crash.ID = g.id[s.Crash.ID]
+	}
+	if s.Hazard.Happened {
+		dst.Hazard.Rank = g.rank[s.Hazard.Rank]
+		dst.Hazard.ID = g.id[s.Hazard.ID]
+	}
+}
+
 // applyRank writes rank src with its request IDs mapped by σ into dst.
+// The rank is copied whole first, then every field indexed by or holding a
+// request ID is rewritten, so a new field of Rank is carried over unless
+// it names requests (TestSymmetrySound catches one that is not mapped).
 func (g *rankSymmetry) applyRank(dst, src *Rank) {
+	*dst = *src
 	for p := range src.Pools {
 		sp, dp := &src.Pools[p], &dst.Pools[p]
-		dp.Free, dp.Tree, dp.TreeTail = sp.Free, sp.Tree, sp.TreeTail
 		for id := range sp.Caches {
 			dp.Caches[g.id[id]] = sp.Caches[id]
 		}
@@ -177,13 +193,20 @@ func (g *rankSymmetry) applyRank(dst, src *Rank) {
 	for id := range src.Requests {
 		dst.Requests[g.id[id]] = src.Requests[id]
 	}
-	dst.Phase = src.Phase
 	g.applyBatch(&dst.Batch, &src.Batch)
 	g.applyBatch(&dst.Previous, &src.Previous)
-	dst.CanQueue, dst.CanQueueThisRank = src.CanQueue, src.CanQueueThisRank
-	dst.PreviousSampled = src.PreviousSampled
-	dst.ExpectedActive = src.ExpectedActive
-	dst.PipelinePos = src.PipelinePos
+	dst.PendingPause = g.applyIDSet(src.PendingPause)
+}
+
+// applyIDSet maps a bit set of request IDs by σ.
+func (g *rankSymmetry) applyIDSet(set uint16) uint16 {
+	var out uint16
+	for id := 0; id < MaxIDs; id++ {
+		if set&(1<<id) != 0 {
+			out |= 1 << g.id[id]
+		}
+	}
+	return out
 }
 
 // applyBatch copies a batch with its entries' IDs mapped by σ. σ keeps the
@@ -228,10 +251,7 @@ func (sym *symmetries) canonicalize(s, a, b *State) {
 	rankSize := int(unsafe.Sizeof(Rank{}))
 	for i, gs := 0, sym.byArrived[s.Arrived]; i < len(gs); i++ {
 		g := &gs[i]
-		cand.Arrived, cand.PipelineLen, cand.Pipeline, cand.Crash = s.Arrived, s.PipelineLen, s.Pipeline, s.Crash
-		if s.Crash.Happened {
-			cand.Crash.Rank, cand.Crash.ID = g.rank[s.Crash.Rank], g.id[s.Crash.ID]
-		}
+		g.applyHeader(cand, s)
 		order := bytes.Compare(stateBytes(cand, header), stateBytes(cur, header))
 		for d := 0; d < sym.ranks && order <= 0; d++ {
 			g.applyRank(&cand.Ranks[d], &s.Ranks[g.from[d]])

@@ -113,7 +113,7 @@ func TestSymmetryAgrees(t *testing.T) {
 			}
 		}
 	}
-	random := 4
+	random := 8
 	if testing.Short() {
 		random = 2
 	}
@@ -135,8 +135,8 @@ func TestSymmetryPinnedCounts(t *testing.T) {
 		fixes           Fixes
 		plain, symmetry int
 	}{
-		{"adp-veto-generation", 0, 6708, 2309},
-		{"adp-empty-batch-veto", FixSetOf(FixBlockingSendPoll), 5579, 3963},
+		{"adp-veto-generation", 0, 46080, 11301},
+		{"adp-empty-batch-veto", FixSetOf(FixBlockingSendPoll), 12032, 8951},
 	} {
 		sc, err := LookupScenario(c.scenario)
 		if err != nil {
