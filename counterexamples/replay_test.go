@@ -132,7 +132,7 @@ func TestActionLinesOfADirective(t *testing.T) {
 	}
 	want := "batch [ctx 1 chunk 8], [ctx 1 chunk 4 last]\n" +
 		"req 1: arrived context → generation, prompt 12, position 0 → 8 → 12, tokens 0 → 13, draft tokens 0 → 1; " +
-		"target created active, capacity 8 → 12, history 0 → 8 → 12, committed 0 → 12, shared blocks 0 → 2, flags none → stop-committing; " +
+		"target created active, capacity 8 → 12, history 0 → 8 → 12, committed 0 → 8 → 12, shared blocks 0 → 2, flags none → stop-committing; " +
 		"draft created active, capacity 8 → 12, flags stop-committing\n" +
 		"pages in use: target 0 → 2 → 3/8 (family 0 tree blocks 0 → 2), draft 0 → 2 → 3/8\n"
 	if got := res.Outputs[1]; got != want {
@@ -153,7 +153,7 @@ func TestActionLinesOfADirective(t *testing.T) {
 		t.Error("grouped and single directives end in different states")
 	}
 	all := strings.Join(res1.Outputs, "")
-	for _, line := range []string{"req 1: target created active, capacity 8\n", "req 1: target history 0 → 8\n", "req 1: target capacity 8 → 12\n",
+	for _, line := range []string{"req 1: target created active, capacity 8\n", "req 1: target history 0 → 8, committed 0 → 8, shared blocks 0 → 2\n", "req 1: target capacity 8 → 12\n",
 		"pages in use: target 0 → 2/8\n", "pages in use: draft 2 → 3/8\n"} {
 		if !strings.Contains(all, line) {
 			t.Errorf("one directive per action: no line %q in\n%s", line, all)

@@ -66,9 +66,6 @@ func (sc *Scenario) Spec(fixes Fixes) (*Spec, error) {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	sp.Scenario = sc
-	for inv := range sc.CheckedElsewhere {
-		sp.skipInvariants = append(sp.skipInvariants, inv)
-	}
 	return sp, nil
 }
 

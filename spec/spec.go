@@ -20,8 +20,8 @@ type Spec struct {
 	// symmetry is the configuration's rank symmetry (symmetry.go), nil
 	// when it has none.
 	symmetry *symmetries
-	// skipInvariants are the invariants the scenario leaves to another
-	// (Scenario.CheckedElsewhere).
+	// skipInvariants are invariants a test sets aside (a scenario's own are
+	// in Scenario.CheckedElsewhere).
 	skipInvariants []string
 }
 
