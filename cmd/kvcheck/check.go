@@ -142,7 +142,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	derivation := stdout
-	if opts.json {
+	if opts.json || opts.pressure.shard != "" {
 		derivation = stderr
 	}
 	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "check"}.variants(derivation)
@@ -160,11 +160,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer opts.interrupt.release()
-	info := derivation
-	if opts.pressure.shard != "" {
-		info = stderr
-	}
-	pr, err := newPressureRun(opts, info)
+	pr, err := newPressureRun(opts, derivation)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage

@@ -62,14 +62,21 @@ func newPressureRun(opts checkOptions, info io.Writer) (*pressureRun, error) {
 		}
 		pr.shard = s
 	}
-	if !opts.pressure.noCache && opts.pressure.cacheDir != "" && opts.coverage == nil {
-		c, err := sweep.OpenCache(opts.pressure.cacheDir)
-		if err != nil {
-			return nil, fmt.Errorf("%v (--no-cache to run without)", err)
-		}
-		pr.cache = c
-	}
 	return pr, nil
+}
+
+// openCache opens the results cache for the first pressure variant (a run
+// of built-in scenarios alone touches no cache directory).
+func (pr *pressureRun) openCache() error {
+	if pr.cache != nil || pr.opts.pressure.noCache || pr.opts.pressure.cacheDir == "" || pr.opts.coverage != nil {
+		return nil
+	}
+	c, err := sweep.OpenCache(pr.opts.pressure.cacheDir)
+	if err != nil {
+		return fmt.Errorf("%v (--no-cache to run without)", err)
+	}
+	pr.cache = c
+	return nil
 }
 
 // close flushes the cache.
@@ -95,8 +102,12 @@ func (pr *pressureRun) search() sweep.Search {
 	return sweep.Search{Depth: pr.opts.depth, MaxStates: maxStates, Liveness: pr.opts.liveness, Invariants: pr.opts.only, Symmetry: pr.opts.symmetry}
 }
 
-// space enumerates a pressure variant's configurations.
+// space enumerates a pressure variant's configurations (and opens the
+// cache they are checked through).
 func (pr *pressureRun) space(v variant) (*sweepSpace, error) {
+	if err := pr.openCache(); err != nil {
+		return nil, err
+	}
 	return newSweepSpace(sweepVariant{scenario: v.scenario, path: v.configPath, ranges: v.pressure.Ranges}, nil)
 }
 

@@ -263,8 +263,9 @@ func lookupOption(name string) (optionInfo, bool) {
 }
 
 // suggestOptions returns the known options nearest to name (by edit
-// distance of their last part and of the whole dotted name), best first,
-// at most three; none when nothing is close.
+// distance of their last part, a section apart counting one more, and of
+// the whole dotted name): those at the least distance, at most three; none
+// when nothing is close.
 func suggestOptions(name string) []string {
 	last := name[strings.LastIndex(name, ".")+1:]
 	type cand struct {
@@ -289,7 +290,7 @@ func suggestOptions(name string) []string {
 		return cands[i].name < cands[j].name
 	})
 	var out []string
-	for i := 0; i < len(cands) && i < 3; i++ {
+	for i := 0; i < len(cands) && i < 3 && cands[i].d == cands[0].d; i++ {
 		out = append(out, cands[i].name)
 	}
 	return out
