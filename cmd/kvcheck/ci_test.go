@@ -86,6 +86,16 @@ func TestKvcheckActionShape(t *testing.T) {
 	if !strings.Contains(string(workflow), uses) || !strings.Contains(string(workflow), "version: v0.1.0") {
 		t.Errorf("the fixture's workflow does not %s with version: v0.1.0:\n%s", uses, workflow)
 	}
+	// docs/ci.md shows the workflow a serving repository copies: the
+	// fixture's job, word for word.
+	doc, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := string(workflow)[strings.Index(string(workflow), "name: kvcheck"):]
+	if !strings.Contains(string(doc), job) {
+		t.Errorf("docs/ci.md does not show the fixture's workflow (from name: kvcheck on):\n%s", job)
+	}
 }
 
 // copyTree copies the directory src into dst.

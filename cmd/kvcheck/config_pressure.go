@@ -150,12 +150,17 @@ func (pr *pressureRun) check(v variant) (checkReport, variant, error) {
 	for _, g := range v.scenario.Goals {
 		r.Goals[g.Name] = rep.Goals[g.Name] > 0
 	}
-	var counts []string
-	for _, g := range v.pressure.Goals {
-		counts = append(counts, fmt.Sprintf("%s %d", g, rep.Goals[g]))
+	if s := rep.Smallest; s != nil {
+		fmt.Fprintf(pr.info, "kvcheck: %s (%s): %d of %d configurations checked, up to the size class of #%d, the smallest that breaks %s\n",
+			v.scenario.Name, fixesLabel(v.fixes), rep.Configurations, rep.Total, s.Index, s.Invariant)
+	} else {
+		var counts []string
+		for _, g := range v.pressure.Goals {
+			counts = append(counts, fmt.Sprintf("%s %d", g, rep.Goals[g]))
+		}
+		fmt.Fprintf(pr.info, "kvcheck: %s (%s): %d of %d configurations checked; configurations reaching each pressure goal: %s\n",
+			v.scenario.Name, fixesLabel(v.fixes), rep.Configurations, rep.Total, strings.Join(counts, ", "))
 	}
-	fmt.Fprintf(pr.info, "kvcheck: %s (%s): %d of %d configurations checked; configurations reaching each pressure goal: %s\n",
-		v.scenario.Name, fixesLabel(v.fixes), rep.Configurations, rep.Total, strings.Join(counts, ", "))
 	if triagePressure != nil {
 		triagePressure(pr.info, rep, sweep.Variant{Scenario: v.scenario, Fixes: v.fixes})
 	}
