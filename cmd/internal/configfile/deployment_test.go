@@ -30,7 +30,8 @@ func mappedWhy(f *File, option string) (Mapping, bool) {
 // effect), places the requests as DefaultADPRouter does, lists the
 // sampling, dtype, buffer and logging options as ignored with their
 // reasons, maps the user's release onto the newest modelled one with a
-// warning naming the PRs kvcheck models after it, and sweeps the pools
+// warning naming the PRs kvcheck models after it, turns the recompute pause
+// off beside the KV cache transceiver (PR #15252), and sweeps the pools
 // from the derived size down to one request barely fitting.
 func TestDeepSeekDeployment(t *testing.T) {
 	f, err := Load(deepseekDeployment)
@@ -39,7 +40,7 @@ func TestDeepSeekDeployment(t *testing.T) {
 	}
 	cfg := f.Scenario.Config
 	if cfg.MaxDraftLen != 3 || cfg.ReserveDraftTokens != 3 || !cfg.AttentionDP || cfg.Ranks != 2 || cfg.DraftPool != spec.UnpairedDraftPool ||
-		!cfg.KVTransceiver || !cfg.BlockReuse || !cfg.PartialReuse || !cfg.ChunkedPrefill || cfg.Version != spec.VersionRC25 || cfg.CudaGraphPaddingDummies != 0 {
+		!cfg.KVTransceiver || !cfg.BlockReuse || !cfg.PartialReuse || !cfg.ChunkedPrefill || cfg.Version != spec.VersionRC25 || cfg.CudaGraphPaddingDummies != 0 || cfg.RecomputePause {
 		t.Fatalf("derived:\n%s", spec.FormatConfig(&cfg))
 	}
 	var ranks []uint8
@@ -59,6 +60,7 @@ func TestDeepSeekDeployment(t *testing.T) {
 		"attention_dp_config.batching_wait_iters: 10":    "no effect",
 		"attention-DP routing":                           "1→0 (routed), 2→1 (routed), 3→0 (routed)",
 		"kvcheck.tensorrt_llm_version: 1.3.0rc26":        "the nearest version the spec models",
+		"scheduler recompute pause":                      "gated off with a KV cache transceiver (TensorRT-LLM PR #15252",
 	} {
 		if m, ok := mappedWhy(f, option); !ok || !strings.Contains(m.Why, want) {
 			t.Errorf("mapping of %s: %+v, want %q", option, m, want)

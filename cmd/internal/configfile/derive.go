@@ -261,13 +261,19 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 	}
 
 	// The rest of the kvcheck: section.
-	recompute := true
+	_, transceiver := d.option("cache_transceiver_config")
+	recompute := !transceiver
+	why = "the V2 scheduler's enable_recompute_pause (True in TensorRT-LLM; kvcheck.recompute_pause)"
+	if transceiver {
+		why = "the V2 scheduler's enable_recompute_pause is gated off with a KV cache transceiver (TensorRT-LLM PR #15252; kvcheck.recompute_pause)"
+	}
 	if fl, ok := ks.has["recompute_pause"]; ok {
 		if recompute, err = readBool(d.r, fl); err != nil {
 			return err
 		}
+		why = "kvcheck.recompute_pause"
 	}
-	d.emit(ks.has["recompute_pause"].Line, "scheduler recompute pause", "the V2 scheduler's enable_recompute_pause (True in TensorRT-LLM; kvcheck.recompute_pause)", fmt.Sprintf("enable_recompute_pause=%v", recompute))
+	d.emit(ks.has["recompute_pause"].Line, "scheduler recompute pause", why, fmt.Sprintf("enable_recompute_pause=%v", recompute))
 	for _, k := range []struct{ key, setting string }{{"draft_view", "draft_view"}, {"early_finish", "early_finish"}, {"max_num_active_requests", "max_num_active_requests"}} {
 		if fl, ok := ks.has[k.key]; ok {
 			d.emit(fl.Line, "kvcheck."+k.key, "kvcheck: section", k.setting+"="+fl.Node.Value)
