@@ -115,11 +115,13 @@ func (pr *pressureRun) space(v variant) (*sweepSpace, error) {
 // every record (a shard's output).
 func (pr *pressureRun) run(v variant, sp *sweepSpace) (sweep.Part, int) {
 	sv := sweep.Variant{Scenario: v.scenario, Fixes: v.fixes}
-	run := sweep.Options{Search: pr.search(), Workers: pr.opts.workers, KeepGoing: pr.opts.keepGoing, Shard: pr.shard, Cache: pr.cache}
+	run := sweep.Options{Search: pr.search(), Workers: pr.opts.workers, KeepGoing: pr.opts.keepGoing, Shard: pr.shard, Cache: pr.cache,
+		Cover: pr.opts.coverage.sink()} // --cover: no cache is opened, so every configuration counts
 	header := sp.header(sv, pr.shard, run)
 	header.ConfigFile = v.configPath
 	part := sweep.Part{Header: header}
 	cached := sweep.Run(sv, sp.configs, run, func(r sweep.Record) { part.Records = append(part.Records, r) })
+	pr.opts.coverage.add(v.scenario.Name, run.Cover)
 	return part, cached
 }
 
