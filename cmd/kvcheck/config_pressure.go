@@ -189,6 +189,9 @@ func (pr *pressureRun) check(v variant) (checkReport, variant, error) {
 		if len(rep.ClosedBy) > 0 {
 			r.Message += "; closed by " + strings.Join(rep.ClosedBy, ", ")
 		}
+		if rep.Seed != "" {
+			r.Message += "; at the file's own sizes: " + rep.Seed
+		}
 		v.scenario = &at
 		if v.fixes == 0 {
 			pr.realCode[at.Name] = &at
