@@ -60,14 +60,14 @@ var GoalPrefixSharing = defineGoal(GoalDef{
 // GoalDraftPoolFull is reached when a draft pool has no page left to give
 // (no free page, no droppable tree block): the scenario drives the draft
 // pool into the pressure the seed report describes, so a fix that passes
-// has really handled a full draft pool.
+// has really handled a full draft pool. A configuration without a draft
+// pool never reaches it (poolFull, goals_pressure.go).
 var GoalDraftPoolFull = defineGoal(GoalDef{
 	Name: "draft-pool-full",
 	Doc:  "a draft pool runs out of pages (no free page and no droppable reuse block)",
 	Reached: func(sp *Spec, s *State) bool {
 		for r := uint8(0); r < sp.Config.Ranks; r++ {
-			v := s.view(&sp.Config, r)
-			if v.pool(Draft).Free == 0 && v.droppableBlocks(Draft) == 0 {
+			if s.view(&sp.Config, r).poolFull(Draft) {
 				return true
 			}
 		}

@@ -142,4 +142,7 @@ var stableProperties = map[string]bool{
 	GoalOverlapLongGeneration.Name:            true,
 	GoalDisaggGenerated.Name:                  true,
 	GoalVetoedMicroBatchGeneration.Name:       false, // reads the pipeline's shared records
+	GoalTargetPoolFull.Name:                   true,
+	GoalRequestEvicted.Name:                   true,
+	GoalRequestRefused.Name:                   true,
 }

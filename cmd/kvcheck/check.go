@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
 )
@@ -29,10 +30,11 @@ type checkOptions struct {
 	por       bool // --por (por.go)
 	only      []string
 	json      bool
-	out       string // --out DIR: write each counterexample as a transcript (check_out.go)
-	rewrite   bool   // --rewrite: let --out replace existing transcripts
-	runHooks         // --expect, --cover, interrupts and --progress (runhooks.go)
-	maxMemory string // --max-memory (memory.go)
+	out       string          // --out DIR: write each counterexample as a transcript (check_out.go)
+	rewrite   bool            // --rewrite: let --out replace existing transcripts
+	runHooks                  // --expect, --cover, interrupts and --progress (runhooks.go)
+	maxMemory string          // --max-memory (memory.go)
+	pressure  pressureOptions // --pressure, --cache, --no-cache, --shard (config_pressure.go)
 }
 
 // variant is one scenario checked under one set of fixes.
@@ -42,6 +44,9 @@ type variant struct {
 	// configPath is the --config file the scenario comes from ("" for a
 	// built-in scenario).
 	configPath string
+	// pressure is the pressure sweep a TensorRT-LLM options file is
+	// checked under (config_pressure.go); nil: check the scenario alone.
+	pressure *configfile.Pressure
 }
 
 // checkReport is one line of `kvcheck check --json`.
@@ -115,6 +120,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
 	flags.BoolVar(&opts.showProgress, "progress", false, "print a progress line on stderr every second (shown anyway when stderr is a terminal)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms (actions, branches of the real code, raises) the run exercised, and those it never reached")
+	addPressureFlags(flags, &opts.pressure)
 	flags.StringVar(&opts.maxMemory, "max-memory", defaultMemoryShare, "memory budget (e.g. 8GiB, or a share of the machine's memory); past it the queue moves to disk, and a search that still does not fit ends incomplete (exit 3)")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
@@ -136,7 +142,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	derivation := stdout
-	if opts.json {
+	if opts.json || opts.pressure.shard != "" {
 		derivation = stderr
 	}
 	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "check"}.variants(derivation)
@@ -144,18 +150,37 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
 	}
+	if !opts.pressure.on {
+		for i := range variants {
+			variants[i].pressure = nil
+		}
+	}
 	if err := opts.start(*cover, stderr); err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
 	}
 	defer opts.interrupt.release()
+	pr, err := newPressureRun(opts, derivation)
+	if err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
+		return exitUsage
+	}
+	defer pr.close()
+	if opts.pressure.shard != "" {
+		return pr.shardOnly(variants, stdout, stderr)
+	}
 	reports := make([]checkReport, 0, len(variants))
-	for _, v := range variants {
+	for i, v := range variants {
 		if opts.interrupt.stopped() {
 			break
 		}
 		opts.progress.begin("kvcheck check " + variantLabel(v))
-		r, err := checkVariant(v, opts)
+		var r checkReport
+		if v.pressure != nil {
+			r, variants[i], err = pr.check(v)
+		} else {
+			r, err = checkVariant(v, opts)
+		}
 		opts.progress.end()
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck check: %v\n", err)

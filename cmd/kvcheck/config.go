@@ -27,8 +27,9 @@ type selection struct {
 // error; a --config file's scenario may take any fix.
 func (s selection) variants(w io.Writer) ([]variant, error) {
 	type source struct {
-		sc   *spec.Scenario
-		path string
+		sc       *spec.Scenario
+		path     string
+		pressure *configfile.Pressure
 	}
 	var sources []source
 	for _, name := range s.scenarios {
@@ -44,7 +45,7 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 			return nil, fmt.Errorf("--config: %v\nreproduce: %s %s --config %s", err, commandName(), s.command, path)
 		}
 		printDerivation(w, f)
-		sources = append(sources, source{sc: f.Scenario, path: path})
+		sources = append(sources, source{sc: f.Scenario, path: path, pressure: f.Pressure})
 	}
 	if len(s.scenarios) == 0 && len(s.configs) == 0 {
 		for _, sc := range spec.Scenarios() {
@@ -82,11 +83,11 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 	var out []variant
 	for _, src := range sources {
 		if explicit != nil {
-			out = append(out, variant{src.sc, *explicit, src.path})
+			out = append(out, variant{src.sc, *explicit, src.path, src.pressure})
 			continue
 		}
 		for _, fixes := range src.sc.Variants() {
-			out = append(out, variant{src.sc, fixes, src.path})
+			out = append(out, variant{src.sc, fixes, src.path, src.pressure})
 		}
 	}
 	return out, nil
@@ -138,8 +139,21 @@ func printDerivation(w io.Writer, f *configfile.File) {
 		}
 		fmt.Fprintf(w, "%s: %s → %s: %s\n", where, m.Option, settings, m.Why)
 	}
+	if len(f.Ignored) > 0 {
+		fmt.Fprintf(w, "kvcheck: %s: options ignored, known not to matter to the KV cache:\n", f.Path)
+		for _, line := range f.Ignored {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
 	for _, warn := range f.Warnings {
 		fmt.Fprintf(w, "kvcheck: warning: %s: %s\n", f.Path, warn)
+	}
+	if p := f.Pressure; p != nil {
+		fmt.Fprintf(w, "kvcheck: %s: checked on the pressure sweep around these sizes (--pressure=false: the derived configuration alone):\n", f.Path)
+		for _, line := range p.Why {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+		fmt.Fprintf(w, "  an ok needs some configuration to reach each of: %s\n", strings.Join(p.Goals, ", "))
 	}
 }
 

@@ -13,11 +13,12 @@ import (
 const seedDeployment = "../../docs/examples/seed000-deployment.yaml"
 
 // TestConfigSeedDeployment: checking the TensorRT-LLM options of seed
-// 000's deployment prints the scaled configuration and why, warns about
-// the options not modeled, finds the draft-admission crash on rank 0 as
+// 000's deployment prints the scaled configuration and why, lists the
+// option it ignores and why, runs the pressure sweep around the file's
+// sizes, finds the draft-admission crash on rank 0 at its smallest pools as
 // expected (exit 0), and its reproduce line names the file.
 func TestConfigSeedDeployment(t *testing.T) {
-	code, out, errOut := runKvcheck("check", "--config", seedDeployment)
+	code, out, errOut := runKvcheck("check", "--config", seedDeployment, "--no-cache")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
@@ -25,9 +26,13 @@ func TestConfigSeedDeployment(t *testing.T) {
 		"(TensorRT-LLM LLM API options) is checked as scenario seed000-deployment, scaled down as follows:",
 		"pipeline_parallel_size: 2 → ranks=2 loop=pipeline",
 		"kv_cache_config.tokens_per_block: 64 → tokens_per_block=4",
-		"warning: " + seedDeployment + ": options kvcheck does not model, left out of the check: kv_cache_config.dtype (line 18)",
+		"options ignored, known not to matter to the KV cache:\n  kv_cache_config.dtype (line 18): the bytes of a block",
+		"checked on the pressure sweep around these sizes",
+		"  target_blocks=5,6,7,8: the target pool from the derived 8 pages down to 5, where the longest request barely fits",
+		"seed000-deployment (real-code): pressure sweep of 128 configurations, smallest first",
 		"every verdict is as expected: 2 variant(s)",
-		"rank 0 draft pool request 3: _prepare_draft_resources raised RuntimeError: Draft KV cache context resize failed for request 3",
+		"rank 0 draft pool request 2: _prepare_draft_resources raised RuntimeError: Draft KV cache context resize failed for request 2",
+		"(configuration #1 of the pressure sweep, 3 requests, 20 pages, 2 ranks: max_batch_size=1 target_blocks=5 draft_blocks=5); closed by joint-admission, mirror-reuse",
 		"reproduce: go run ./cmd/kvcheck check --config " + seedDeployment + " --fix none",
 	} {
 		if !strings.Contains(out, want) {
@@ -35,10 +40,16 @@ func TestConfigSeedDeployment(t *testing.T) {
 		}
 	}
 	// In --json mode the derivation goes to stderr, stdout stays JSON.
-	code, out, errOut = runKvcheck("check", "--config", seedDeployment, "--fix", "none", "--json")
+	code, out, errOut = runKvcheck("check", "--config", seedDeployment, "--fix", "none", "--json", "--no-cache")
 	var r checkReport
 	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &r); code != exitOK || err != nil || r.Invariant != "no-crash-on-refusal" || !strings.Contains(errOut, "scaled down as follows") {
 		t.Fatalf("--json: exit %d %v\n%s%s", code, err, out, errOut)
+	}
+	// --pressure=false checks the derived configuration alone: the crash,
+	// at the file's own 8-page pools.
+	code, out, errOut = runKvcheck("check", "--config", seedDeployment, "--fix", "none", "--pressure=false")
+	if code != exitOK || strings.Contains(out, "pressure sweep of") || !strings.Contains(out, "no-crash-on-refusal  as expected  16") {
+		t.Fatalf("--pressure=false: exit %d\n%s%s", code, out, errOut)
 	}
 }
 
@@ -109,19 +120,19 @@ func TestListMarkdownTable(t *testing.T) {
 }
 
 // TestConfigOutTranscriptsReplay: the transcripts of a --config scenario
-// carry its whole configuration and name no built-in scenario, so they
-// replay without the file.
+// carry the whole configuration of the pressure sweep's counterexample and
+// name no built-in scenario, so they replay without the file.
 func TestConfigOutTranscriptsReplay(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := runKvcheck("check", "--config", seedDeployment, "--out", dir)
+	code, out, errOut := runKvcheck("check", "--config", seedDeployment, "--out", dir, "--no-cache")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	for _, name := range []string{"seed000-deployment.real-code.no-crash-on-refusal.txt", "seed000-deployment.joint-admission.ok.txt"} {
+	for _, name := range []string{"seed000-deployment.real-code.no-crash-on-refusal.txt", "seed000-deployment.joint-admission.cursor-history-agree.txt"} {
 		path := filepath.Join(dir, name)
 		data, err := os.ReadFile(path)
-		if err != nil || strings.Contains(string(data), "scenario=") {
-			t.Errorf("%s: %v, names a scenario: %v", name, err, strings.Contains(string(data), "scenario="))
+		if err != nil || strings.Contains(string(data), "scenario=") || !strings.Contains(string(data), "target_blocks=5") {
+			t.Errorf("%s: %v, names a scenario: %v\n%s", name, err, strings.Contains(string(data), "scenario="), data)
 		}
 		if code, _, errOut := runKvcheck("replay", path); code != exitOK {
 			t.Errorf("%s does not replay: exit %d %s", name, code, errOut)

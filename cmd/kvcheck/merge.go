@@ -71,13 +71,13 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
 			return exitUsage
 		}
-		sc, err := sweepScenario(parts[0].Header)
+		sc, file, err := sweepSource(parts[0].Header)
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
 			return exitUsage
 		}
 		fixes, _ := spec.ParseFixes(rep.Fixes)
-		results = append(results, sweepResult{rep, sweep.Variant{Scenario: sc, Fixes: fixes}, parts[0].Header})
+		results = append(results, sweepResult{rep, sweep.Variant{Scenario: sc, Fixes: fixes}, parts[0].Header, pressureGoalsMissing(rep, file)})
 	}
 	// The same order as one run: the scenario's variants in check's order.
 	slices.SortStableFunc(results, func(a, b sweepResult) int { return variantRank(a) - variantRank(b) })

@@ -161,7 +161,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 			return exitUsage
 		}
-		results = append(results, sweepResult{rep, sv, part.Header})
+		results = append(results, sweepResult{rep, sv, part.Header, pressureGoalsMissing(rep, v.file)})
 	}
 	elapsed := time.Since(start)
 	if records != nil {
@@ -201,6 +201,9 @@ type sweepVariant struct {
 	// ranges its sweep ranges, or the built-in scenario's defaults.
 	path   string
 	ranges []configfile.Range
+	// file is the --config file read (nil for a built-in scenario): its
+	// pressure goals are required of the sweep (config_pressure.go).
+	file *configfile.File
 }
 
 // key names the variant's space.
@@ -229,10 +232,14 @@ func sweepVariants(opts sweepOptions) ([]sweepVariant, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--config: %v", err)
 		}
-		if len(f.Sweep) == 0 && len(opts.ranges) == 0 {
+		ranges := f.Sweep
+		if f.Pressure != nil {
+			ranges = f.Pressure.Ranges // the file's kvcheck.sweep among them
+		}
+		if len(ranges) == 0 && len(opts.ranges) == 0 {
 			return nil, fmt.Errorf("--config: %s: no sweep ranges; give a kvcheck.sweep mapping (YAML), sweep KEY=VALUES lines (configuration text) or --range", path)
 		}
-		sources = append(sources, sweepVariant{scenario: f.Scenario, path: path, ranges: f.Sweep})
+		sources = append(sources, sweepVariant{scenario: f.Scenario, path: path, ranges: ranges, file: f})
 	}
 	if len(opts.scenarios) == 0 && len(opts.configs) == 0 {
 		for _, sc := range spec.Scenarios() {
@@ -356,6 +363,9 @@ type sweepResult struct {
 	report  sweep.Report
 	variant sweep.Variant
 	header  sweep.Header
+	// vacuous are the pressure goals of a --config file's sweep that no
+	// configuration reached: its ok says nothing there (exit 1).
+	vacuous []string
 }
 
 // foldAndAnnotate folds the parts of one variant and completes the report
@@ -388,14 +398,22 @@ func foldAndAnnotate(parts []sweep.Part, cache *sweep.Cache) (sweep.Report, erro
 // sweepScenario is the scenario a sweep header names: the --config file's
 // (read again), or the built-in one.
 func sweepScenario(h sweep.Header) (*spec.Scenario, error) {
+	sc, _, err := sweepSource(h)
+	return sc, err
+}
+
+// sweepSource is sweepScenario with the --config file it was read from
+// (nil for a built-in scenario).
+func sweepSource(h sweep.Header) (*spec.Scenario, *configfile.File, error) {
 	if h.ConfigFile == "" {
-		return lookupScenario(h.Scenario)
+		sc, err := lookupScenario(h.Scenario)
+		return sc, nil, err
 	}
 	f, err := configfile.Load(h.ConfigFile)
 	if err != nil {
-		return nil, fmt.Errorf("the sweep's --config file: %v", err)
+		return nil, nil, fmt.Errorf("the sweep's --config file: %v", err)
 	}
-	return f.Scenario, nil
+	return f.Scenario, f, nil
 }
 
 // sweepCommand is the command that re-runs a variant's sweep.

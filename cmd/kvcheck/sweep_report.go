@@ -19,7 +19,7 @@ func reportSweep(results []sweepResult, asJSON bool, out string, rewrite bool, w
 	status := exitOK
 	incomplete := false
 	for _, r := range results {
-		if r.report.Result == sweep.ResultViolation {
+		if r.report.Result == sweep.ResultViolation || len(r.vacuous) > 0 {
 			status = exitViolation
 		}
 		if r.report.Configurations < r.report.Needed || len(r.report.MissingShards) > 0 {
@@ -32,11 +32,17 @@ func reportSweep(results []sweepResult, asJSON bool, out string, rewrite bool, w
 	if asJSON {
 		for _, r := range results {
 			jsonLine(stdout, r.report)
+			if len(r.vacuous) > 0 {
+				fmt.Fprintf(stderr, "%s: %s (%s): vacuous: no configuration reached the pressure goal(s) %s\n", who, r.report.Scenario, sweep.FixesLabel(r.report.Fixes), strings.Join(r.vacuous, ", "))
+			}
 		}
 	} else {
 		printSweepTable(stdout, results)
 		for _, r := range results {
 			printSweepDetails(stdout, r.report)
+			if len(r.vacuous) > 0 {
+				fmt.Fprintf(stdout, "  vacuous: no configuration reached the pressure goal(s) %s, so this ok says nothing about what the code does there (exit 1); send more requests or longer ones (kvcheck.requests)\n", strings.Join(r.vacuous, ", "))
+			}
 		}
 	}
 	if out != "" {

@@ -72,13 +72,15 @@ func TestSeed000DeploymentFindsTheDraftAdmissionCrash(t *testing.T) {
 			t.Errorf("mapping lacks %q: %v", want, mapped)
 		}
 	}
-	if len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], "kv_cache_config.dtype (line 18)") {
-		t.Errorf("warnings %v, want kv_cache_config.dtype named with its line", f.Warnings)
+	if len(f.Warnings) != 0 || len(f.Ignored) != 1 || !strings.HasPrefix(f.Ignored[0], "kv_cache_config.dtype (line 18): the bytes of a block") {
+		t.Errorf("warnings %v, ignored %v; want only kv_cache_config.dtype ignored, named with its line and why", f.Warnings, f.Ignored)
 	}
 	for _, tc := range []struct {
 		fixes spec.Fixes
 		want  string
 	}{{0, "rank 0 draft pool request 3: _prepare_draft_resources raised RuntimeError: Draft KV cache context resize failed for request 3"}, {spec.FixSetOf(spec.FixJointAdmission), ""}} {
+		// The file's own configuration (its pressure sweep is
+		// cmd/kvcheck's TestConfigSeedDeployment).
 		sp, err := f.Scenario.Spec(tc.fixes)
 		if err != nil {
 			t.Fatal(err)
@@ -90,7 +92,7 @@ func TestSeed000DeploymentFindsTheDraftAdmissionCrash(t *testing.T) {
 		case tc.want != "" && (len(res.Violations) == 0 || !strings.HasPrefix(res.Violations[0].Message, tc.want)):
 			t.Errorf("%s: %v, want %q", tc.fixes.Label(), res.Violations, tc.want)
 		}
-		if want, _ := f.Scenario.Expected(tc.fixes); (want == spec.VerdictOK) != (tc.want == "") {
+		if want, _ := f.Scenario.Expected(tc.fixes); (want == "no-crash-on-refusal") != (tc.want != "") {
 			t.Errorf("%s: expected verdict %s", tc.fixes.Label(), want)
 		}
 	}
@@ -123,14 +125,17 @@ func TestErrorsNameFileLineAndForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ old, new, want string }{
-		{"enable_block_reuse: true", "enable_block_reuse: maybe", `:16: kv_cache_config.enable_block_reuse: expected true or false, got the value "maybe"`},
+		{"enable_block_reuse: true", "enable_block_reuse: maybe", `:16: kv_cache_config.enable_block_reuse: expected true or false (YAML 1.1 as TensorRT-LLM reads it: also yes/no, on/off), got the value "maybe"`},
 		{"max_draft_len: 1", "max_draft_len: -1", ":14: speculative_config.max_draft_len: expected an integer 1..64"},
-		{"target_pages: 8", "target_pages: [8]", ":26: target_pages: expected an integer 1..250, got a list"},
-		{"target_pages: 8", "target_pagez: 8", `:26: kvcheck: unknown key "target_pagez"; expected one of: name,`},
-		{"{fixes: joint-admission, expect: ok}", "{fixes: joint-admision, expect: ok}", `:33: variants: unknown fix "joint-admision"`},
-		{"{fixes: joint-admission, expect: ok}", "{fixes: joint-admission, expect: fine}", `:33: variants: unknown verdict "fine"; expected one of: ok, `},
-		{"target_pages: 8", "target_pages: 2", ":24: the configuration is not one kvcheck can check: invalid configuration: target_blocks must hold the longest request"},
-		{"  tokens_per_block: 4\n", "  tokens_per_block: 4\n  version: v9\n", `:26: version: expected one of v1.3.0rc25, 00746ef, got "v9"`},
+		{"target_pages: 8", "target_pages: [8]", ":31: target_pages: expected an integer 1..250, got a list"},
+		{"target_pages: 8", "target_pagez: 8", `:31: kvcheck: unknown key "target_pagez"; did you mean target_pages?; expected one of: name,`},
+		{"{fixes: joint-admission, expect: cursor-history-agree}", "{fixes: joint-admision, expect: ok}", `:38: variants: unknown fix "joint-admision"`},
+		{"{fixes: joint-admission, expect: cursor-history-agree}", "{fixes: joint-admission, expect: fine}", `:38: variants: unknown verdict "fine"; expected one of: ok, `},
+		{"target_pages: 8", "target_pages: 2", ":29: the configuration is not one kvcheck can check: invalid configuration: target_blocks must hold the longest request"},
+		{"  tokens_per_block: 4\n", "  tokens_per_block: 4\n  version: v9\n", `:31: version: expected one of the versions kvcheck models, v1.3.0rc25, 00746ef, got "v9"`},
+		{"free_gpu_memory_fraction: 0.8", "free_gpu_memory_fraction: 1.5", `:17: kv_cache_config.free_gpu_memory_fraction: expected a number 0..1, got the value "1.5"`},
+		{"enable_block_reuse: true", "enable_blok_reuse: false", ":16: kv_cache_config.enable_blok_reuse: not a TensorRT-LLM option kvcheck knows; did you mean kv_cache_config.enable_block_reuse?"},
+		{"use_kv_cache_manager_v2: true", "use_kv_cache_manager_v2: false", ":20: kv_cache_config.use_kv_cache_manager_v2: false selects the V1 (C++) KV cache manager; kvcheck models KVCacheManagerV2"},
 		{"max_batch_size: 64", "max_batch_size: 64\n\tx: 1", ":8: not valid YAML"}, // yaml.v3 names the line the tab follows,
 		{"max_batch_size: 64", "max_batch_size: 64\nmax_batch_size: 8", `:9: the file: key "max_batch_size" given twice (first on line 8)`},
 	}
@@ -200,9 +205,5 @@ func TestDerivation(t *testing.T) {
 			t.Errorf("%s: mapped %v (%q named: %v):\n%s", tt.name, f.Mapping, tt.mapped, found, spec.FormatConfig(&f.Scenario.Config))
 		}
 	}
-	f, err := Parse("v1.yaml", []byte("kv_cache_config:\n  use_kv_cache_manager_v2: false\n  enable_partial_reuse: true\n"+one))
-	if err != nil || len(f.Warnings) != 2 || !strings.Contains(strings.Join(f.Warnings, "\n"), "kv_cache_config.enable_partial_reuse (line 3)") ||
-		!strings.Contains(strings.Join(f.Warnings, "\n"), "selects the V1 manager") {
-		t.Errorf("warnings %v, %v", f.Warnings, err)
-	}
+
 }

@@ -7,38 +7,20 @@ import (
 
 	"github.com/kvcheck/kvcheck/spec"
 	"github.com/kvcheck/kvcheck/spec/yamlconf"
-	"gopkg.in/yaml.v3"
 )
 
 // deriver maps TensorRT-LLM LLM API options (tensorrt_llm/llmapi/
-// llm_args.py: TorchLlmArgs and its KvCacheConfig, speculative and cache
-// transceiver configs) and the kvcheck: section onto the settings of
-// spec.Config's text form.
+// llm_args.py: TorchLlmArgs and its KvCacheConfig, speculative, attention
+// DP, scheduler and cache transceiver configs) and the kvcheck: section
+// onto the settings of spec.Config's text form.
 type deriver struct {
 	r        *yamlconf.Reader
 	ks       *section
 	options  map[string]yamlconf.Field // dotted option names ("kv_cache_config.tokens_per_block")
 	mapping  []Mapping
 	warnings []string
+	ignored  []string
 	lines    []yamlconf.TextLine
-}
-
-// optionSections are the options whose value is a mapping of options
-// read one by one.
-var optionSections = map[string]bool{"kv_cache_config": true, "speculative_config": true}
-
-// handledOptions are the options the derivation reads; any other is
-// listed in a warning. cache_transceiver_config is read as a whole.
-var handledOptions = map[string]bool{
-	"kv_cache_config.enable_block_reuse": true, "kv_cache_config.tokens_per_block": true,
-	"kv_cache_config.max_tokens": true, "kv_cache_config.free_gpu_memory_fraction": true,
-	"kv_cache_config.host_cache_size": true, "kv_cache_config.max_util_for_resume": true,
-	"kv_cache_config.use_kv_cache_manager_v2": true,
-	"max_batch_size": true, "max_num_tokens": true, "max_seq_len": true,
-	"enable_chunked_prefill": true, "enable_attention_dp": true,
-	"tensor_parallel_size": true, "pipeline_parallel_size": true, "moe_expert_parallel_size": true,
-	"speculative_config.decoding_type": true, "speculative_config.max_draft_len": true,
-	"disable_overlap_scheduler": true, "cache_transceiver_config": true, "backend": true,
 }
 
 // emit records one mapping step and its settings.
@@ -70,7 +52,7 @@ func (d *deriver) boolOption(key string, def bool) (bool, int, string, error) {
 	if !ok {
 		return def, 0, fmt.Sprintf("%s (default %v)", key, def), nil
 	}
-	b, err := d.r.Bool(fl)
+	b, err := readBool(d.r, fl)
 	return b, fl.Line, fmt.Sprintf("%s: %v", key, b), err
 }
 
@@ -84,41 +66,6 @@ func (d *deriver) sectionInt(key string, def, lo, hi int64) (int64, bool, error)
 	return n, true, err
 }
 
-// collect flattens the options into dotted names and warns about the
-// ones not modeled.
-func (d *deriver) collect(options []yamlconf.Field) error {
-	d.options = map[string]yamlconf.Field{}
-	var unmodeled []string
-	for _, fl := range options {
-		if optionSections[fl.Key] {
-			if fl.Node.Kind == yaml.ScalarNode && fl.Node.Tag == "!!null" {
-				continue
-			}
-			inner, err := d.r.Fields(fl.Node, fl.Key)
-			if err != nil {
-				return err
-			}
-			for _, in := range inner {
-				name := fl.Key + "." + in.Key
-				in.Key = name
-				d.options[name] = in
-				if !handledOptions[name] {
-					unmodeled = append(unmodeled, fmt.Sprintf("%s (line %d)", name, in.Line))
-				}
-			}
-			continue
-		}
-		d.options[fl.Key] = fl
-		if !handledOptions[fl.Key] {
-			unmodeled = append(unmodeled, fmt.Sprintf("%s (line %d)", fl.Key, fl.Line))
-		}
-	}
-	if len(unmodeled) > 0 {
-		d.warnings = append(d.warnings, "options kvcheck does not model, left out of the check: "+strings.Join(unmodeled, ", "))
-	}
-	return nil
-}
-
 // derive maps the options onto settings. Every number of the real engine
 // that a finite model cannot keep is scaled or capped, and the mapping
 // says how and why.
@@ -130,12 +77,8 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 	if len(ks.requests) == 0 {
 		return d.r.Errorf(0, "kvcheck.requests: expected the requests the model sends, e.g. requests: [{prompt_pages: 3, new_tokens: 4, family: 0, shared_pages: 2}]")
 	}
-	if fl, ok := d.option("kv_cache_config.use_kv_cache_manager_v2"); ok {
-		if v2, err := d.r.Bool(fl); err != nil {
-			return err
-		} else if !v2 {
-			d.warnings = append(d.warnings, fmt.Sprintf("kv_cache_config.use_kv_cache_manager_v2: false (line %d) selects the V1 manager; kvcheck models KVCacheManagerV2 and checks that instead", fl.Line))
-		}
+	if err := d.manager(); err != nil {
+		return err
 	}
 
 	// Scale: a model page stands for a real block.
@@ -152,6 +95,15 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 		return err
 	}
 	d.emit(line, opt, "kept", fmt.Sprintf("enable_block_reuse=%v", reuse))
+	partial, line, opt, err := d.boolOption("kv_cache_config.enable_partial_reuse", true)
+	if err != nil {
+		return err
+	}
+	if reuse {
+		d.emit(line, opt, "kept: a reuse match may end inside a block, whose tokens a fresh page copies (copy_on_partial_reuse)", fmt.Sprintf("enable_partial_reuse=%v", partial))
+	} else if line > 0 {
+		d.emit(line, opt, "no effect without block reuse")
+	}
 
 	// Requests, in pages of the model.
 	longest := int64(0)
@@ -162,39 +114,9 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 		longest = max(longest, r.promptPages*tpb)
 	}
 
-	// Speculative decoding and the draft pool.
-	draftLen := int64(0)
-	draftPool := "none"
-	if fl, ok := d.option("speculative_config.decoding_type"); ok {
-		kind, err := d.r.String(fl)
-		if err != nil {
-			return err
-		}
-		n, line, opt, err := d.intOption("speculative_config.max_draft_len", 1, 1, 64)
-		if err != nil {
-			return err
-		}
-		draftLen = min(n, 3)
-		why := "kept"
-		if n > 3 {
-			why = "capped at 3, the most drafts per step the state keeps"
-		}
-		d.emit(line, opt, why, fmt.Sprintf("max_draft_len=%d", draftLen), fmt.Sprintf("kv_reserve_draft_tokens=%d", draftLen))
-		switch strings.ToLower(kind) {
-		case "ngram", "user_provided":
-			d.emit(fl.Line, "speculative_config.decoding_type: "+kind, "drafts without a draft KV cache: no draft pool", "draft_pool=none")
-		default:
-			draftPool = "unpaired"
-			why := "a draft KV cache manager (MTP's draft layers; with DSA also the indexer cache) that the V2 scheduler leaves out of admission, as at v1.3.0rc25; kvcheck.draft_pool: paired models enable_joint_kv_cache_reuse"
-			if fl, ok := ks.has["draft_pool"]; ok {
-				s, err := d.r.String(fl)
-				if err != nil {
-					return err
-				}
-				draftPool, why = s, "kvcheck.draft_pool"
-			}
-			d.emit(fl.Line, "speculative_config.decoding_type: "+kind, why, "draft_pool="+draftPool)
-		}
+	draftLen, draftPool, err := d.speculative()
+	if err != nil {
+		return err
 	}
 	extra := 2*draftLen + 1
 
@@ -244,68 +166,18 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 	}
 	d.emit(line, opt, why, fmt.Sprintf("max_num_tokens=%d", min(tokens, spec.MaxTokens)))
 
-	// Parallelism and the executor loop.
-	tp, tpLine, tpOpt, err := d.intOption("tensor_parallel_size", 1, 1, 1<<16)
+	adp, ranks, err := d.parallelism()
 	if err != nil {
 		return err
-	}
-	pp, ppLine, ppOpt, err := d.intOption("pipeline_parallel_size", 1, 1, 1<<16)
-	if err != nil {
-		return err
-	}
-	adp, adpLine, adpOpt, err := d.boolOption("enable_attention_dp", false)
-	if err != nil {
-		return err
-	}
-	noOverlap, olLine, olOpt, err := d.boolOption("disable_overlap_scheduler", false)
-	if err != nil {
-		return err
-	}
-	ranksCap, ranksGiven, err := d.sectionInt("ranks", 2, 1, spec.MaxRanks)
-	if err != nil {
-		return err
-	}
-	loop := "overlap"
-	if noOverlap {
-		loop = "non-overlap"
-	}
-	switch {
-	case pp > 1 && adp && tp > 1:
-		stages := min(pp, spec.MaxRanks/2)
-		d.emit(ppLine, ppOpt, fmt.Sprintf("%d pipeline stages run PyExecutor._executor_loop_pp, each with its attention-DP ranks", stages), fmt.Sprintf("ranks=%d", 2*stages), "loop=pipeline")
-		d.emit(adpLine, adpOpt, "each first-stage attention-DP rank schedules its own micro-batch; _can_queue vetoes a stage with an empty one", "enable_attention_dp=true")
-		d.emit(tpLine, tpOpt, "2 attention-DP ranks per stage show every interaction between them (kvcheck.ranks does not apply)", "stage_adp_ranks=2")
-		d.emit(olLine, olOpt, "the pipeline loop has its own overlap of micro-batches")
-	case pp > 1:
-		ranks := min(pp, spec.MaxRanks)
-		why := fmt.Sprintf("%d pipeline stages run PyExecutor._executor_loop_pp: rank 0 schedules micro-batches, the others follow", ranks)
-		if ranksGiven {
-			ranks = min(ranks, ranksCap)
-			why += " (kvcheck.ranks)"
-		}
-		d.emit(ppLine, ppOpt, why, fmt.Sprintf("ranks=%d", ranks), "loop=pipeline")
-		if tp > 1 {
-			d.emit(tpLine, tpOpt, "the tensor-parallel ranks of a stage shard heads and make the same KV-cache decisions: one rank per stage stands for them")
-		}
-		d.emit(olLine, olOpt, "the pipeline loop has its own overlap of micro-batches")
-	case adp:
-		ranks := min(tp, ranksCap)
-		d.emit(adpLine, adpOpt, "each attention-DP rank schedules its own requests and pads empty batches with dummies", "enable_attention_dp=true")
-		d.emit(tpLine, tpOpt, fmt.Sprintf("%d attention-DP ranks show every interaction between ranks (kvcheck.ranks, default 2)", ranks), fmt.Sprintf("ranks=%d", ranks))
-		d.emit(olLine, olOpt, "kept", "loop="+loop)
-	default:
-		why := "one rank"
-		if tp > 1 {
-			why = "without attention DP the tensor-parallel ranks shard heads and make the same KV-cache decisions: one rank stands for them"
-		}
-		d.emit(tpLine, tpOpt, why, "ranks=1")
-		d.emit(olLine, olOpt, "kept", "loop="+loop)
 	}
 	if fl, ok := d.option("moe_expert_parallel_size"); ok {
 		d.emit(fl.Line, "moe_expert_parallel_size", "expert parallelism does not change the KV cache's decisions")
 	}
 	if fl, ok := d.option("cache_transceiver_config"); ok {
 		d.emit(fl.Line, "cache_transceiver_config", "disaggregated serving: a KV cache transceiver exists; requests with receiving_kv: true arrive as generation requests receiving their KV", "kv_cache_transceiver=true")
+	}
+	if err := d.cudaGraphs(); err != nil {
+		return err
 	}
 
 	// Pools, in pages.
@@ -315,18 +187,9 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 	if err != nil {
 		return err
 	}
-	line, opt = 0, "kv_cache_config.max_tokens / free_gpu_memory_fraction"
-	for _, k := range []string{"kv_cache_config.max_tokens", "kv_cache_config.free_gpu_memory_fraction"} {
-		if fl, ok := d.option(k); ok {
-			line, opt = fl.Line, fmt.Sprintf("%s: %s", k, fl.Node.Value)
-			break
-		}
+	if err := d.poolSize(target, given, perRequest); err != nil {
+		return err
 	}
-	why = fmt.Sprintf("the real pool's size is scaled to what the model's requests contend for: kvcheck.target_pages %d", target)
-	if !given {
-		why = fmt.Sprintf("the real pool's size is scaled to what the model's requests contend for: kvcheck.target_pages not given, 1.5 times the longest request's ~%d pages", perRequest)
-	}
-	d.emit(line, opt, why, fmt.Sprintf("target_blocks=%d", target))
 	if draftPool != "none" {
 		draft, given, err := d.sectionInt("draft_pages", target, 1, 250)
 		if err != nil {
@@ -363,6 +226,9 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 	d.emit(d.ks.has["index_slots"].Line, "index slots", why, fmt.Sprintf("target_index_slots=%d", slots), fmt.Sprintf("draft_index_slots=%d", slots))
 	if fl, ok := d.option("kv_cache_config.max_util_for_resume"); ok {
 		x, err := d.r.Float(fl, 0, 1)
+		if err == nil && x == 0 {
+			err = d.r.Errorf(fl.Line, "kv_cache_config.max_util_for_resume: expected a number above 0 and at most 1 (llm_args.py: gt=0, le=1), got the value %q", fl.Node.Value)
+		}
 		if err != nil {
 			return err
 		}
@@ -384,37 +250,168 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 			why = "a host tier exists when it is above 0, of kvcheck.host_pages pages"
 		}
 		d.emit(fl.Line, fmt.Sprintf("kv_cache_config.host_cache_size: %d", n), why, settings...)
+	} else if fl, ok := ks.has["host_pages"]; ok {
+		return d.r.Errorf(fl.Line, "kvcheck.host_pages: the file sets no kv_cache_config.host_cache_size, so there is no host tier for these pages")
 	}
 	if fl, ok := d.option("max_seq_len"); ok {
+		if _, err := d.r.Int(fl, 1, math.MaxInt32); err != nil {
+			return err
+		}
 		d.emit(fl.Line, "max_seq_len: "+fl.Node.Value, "bounds the real prompts; the model's are kvcheck.requests")
 	}
 
 	// The rest of the kvcheck: section.
-	recompute := true
+	_, transceiver := d.option("cache_transceiver_config")
+	recompute := !transceiver
+	why = "the V2 scheduler's enable_recompute_pause (True in TensorRT-LLM; kvcheck.recompute_pause)"
+	if transceiver {
+		why = "the V2 scheduler's enable_recompute_pause is gated off with a KV cache transceiver (TensorRT-LLM PR #15252; kvcheck.recompute_pause)"
+	}
 	if fl, ok := ks.has["recompute_pause"]; ok {
-		if recompute, err = d.r.Bool(fl); err != nil {
+		if recompute, err = readBool(d.r, fl); err != nil {
 			return err
 		}
+		why = "kvcheck.recompute_pause"
 	}
-	d.emit(ks.has["recompute_pause"].Line, "scheduler recompute pause", "the V2 scheduler's enable_recompute_pause (True in TensorRT-LLM; kvcheck.recompute_pause)", fmt.Sprintf("enable_recompute_pause=%v", recompute))
-	for _, k := range []struct{ key, setting string }{{"draft_view", "draft_view"}, {"version", "version"}, {"early_finish", "early_finish"}, {"max_num_active_requests", "max_num_active_requests"}} {
+	d.emit(ks.has["recompute_pause"].Line, "scheduler recompute pause", why, fmt.Sprintf("enable_recompute_pause=%v", recompute))
+	for _, k := range []struct{ key, setting string }{{"draft_view", "draft_view"}, {"early_finish", "early_finish"}, {"max_num_active_requests", "max_num_active_requests"}} {
 		if fl, ok := ks.has[k.key]; ok {
 			d.emit(fl.Line, "kvcheck."+k.key, "kvcheck: section", k.setting+"="+fl.Node.Value)
 		}
 	}
-	if _, ok := ks.has["version"]; !ok {
-		d.emit(0, "kvcheck.version (not given)", "v1.3.0rc25 (785c948): the mirror is created only in _prepare_draft_resources; 00746ef adds admit_mirror", "version=v1.3.0rc25")
+	if err := d.version(); err != nil {
+		return err
 	}
-	for i, r := range ks.requests {
-		family := "none"
-		if r.family >= 0 {
-			family = fmt.Sprint(r.family)
+	return d.requests(adp, ranks)
+}
+
+// manager refuses a KV cache manager kvcheck does not model: the V1 (C++)
+// manager, which use_kv_cache_manager_v2: false and the TensorRT backend
+// select. Unset, TensorRT-LLM picks per model ("auto" at 0004396: the
+// model's preference, else V1; False in earlier releases), so the check
+// says what it assumes.
+func (d *deriver) manager() error {
+	if fl, ok := d.option("backend"); ok {
+		b, err := d.r.String(fl)
+		if err != nil {
+			return err
 		}
-		line := fmt.Sprintf("request prompt=%d new=%d family=%s shared=%d rank=%d", r.promptPages*tpb, r.newTokens, family, r.sharedPages*tpb, r.rank)
-		if r.receivingKV {
-			line += " receiving_kv=true"
+		switch strings.ToLower(b) {
+		case "pytorch":
+			d.emit(fl.Line, "backend: "+b, "the PyTorch backend, which runs KVCacheManagerV2 and its V2 scheduler")
+		case "tensorrt", "trt":
+			return d.r.Errorf(fl.Line, "backend: %s runs the C++ KV cache manager (V1); kvcheck models KVCacheManagerV2 of the PyTorch backend only, so it cannot check this deployment", b)
+		default:
+			return d.r.Errorf(fl.Line, "backend: %s has its own KV cache management; kvcheck models KVCacheManagerV2 of the PyTorch backend only (backend: pytorch)", b)
 		}
-		d.emit(r.line, fmt.Sprintf("kvcheck.requests[%d]", i), "pages of the model's tokens_per_block", line)
+	}
+	fl, ok := d.option("kv_cache_config.use_kv_cache_manager_v2")
+	if !ok {
+		d.warnings = append(d.warnings, "kv_cache_config.use_kv_cache_manager_v2 is not given: TensorRT-LLM picks the manager per model (llm_args.py at 0004396: \"auto\", the model's preference, else V1; earlier releases: V1). kvcheck checks KVCacheManagerV2; set use_kv_cache_manager_v2: true if that is what your deployment runs")
+		return nil
+	}
+	if fl.Node.Value == "auto" {
+		d.warnings = append(d.warnings, fmt.Sprintf("kv_cache_config.use_kv_cache_manager_v2: auto (line %d) lets the model choose (V1 unless it prefers V2); kvcheck checks KVCacheManagerV2", fl.Line))
+		return nil
+	}
+	v2, err := readBool(d.r, fl)
+	if err != nil {
+		return err
+	}
+	if !v2 {
+		return d.r.Errorf(fl.Line, "kv_cache_config.use_kv_cache_manager_v2: false selects the V1 (C++) KV cache manager; kvcheck models KVCacheManagerV2 and its V2 scheduler only, so it cannot check this deployment (set it to true to check the V2 manager with these options)")
+	}
+	d.emit(fl.Line, "kv_cache_config.use_kv_cache_manager_v2: true", "KVCacheManagerV2 and the V2 scheduler, which the spec models")
+	return nil
+}
+
+// poolSize maps the real pool's size onto the model's target pool.
+func (d *deriver) poolSize(target int64, given bool, perRequest int64) error {
+	line, opt := 0, "kv_cache_config.max_tokens / free_gpu_memory_fraction"
+	if fl, ok := d.option("kv_cache_config.free_gpu_memory_fraction"); ok {
+		x, err := d.r.Float(fl, 0, 1)
+		if err != nil {
+			return err
+		}
+		line, opt = fl.Line, fmt.Sprintf("kv_cache_config.free_gpu_memory_fraction: %g", x)
+	}
+	for _, k := range []string{"kv_cache_config.max_gpu_total_bytes", "kv_cache_config.max_tokens"} {
+		if fl, ok := d.option(k); ok {
+			lo := int64(1)
+			if strings.HasSuffix(k, "bytes") {
+				lo = 0
+			}
+			n, err := d.r.Int(fl, lo, math.MaxInt64)
+			if err != nil {
+				return err
+			}
+			line, opt = fl.Line, fmt.Sprintf("%s: %d", k, n)
+		}
+	}
+	why := fmt.Sprintf("the real pool's size is scaled to what the model's requests contend for: kvcheck.target_pages %d; the pressure sweep tries every size down to one request barely fitting", target)
+	if !given {
+		why = fmt.Sprintf("the real pool's size is scaled to what the model's requests contend for: kvcheck.target_pages not given, 1.5 times the longest request's ~%d pages; the pressure sweep tries every size down to one request barely fitting", perRequest)
+	}
+	d.emit(line, opt, why, fmt.Sprintf("target_blocks=%d", target))
+	return nil
+}
+
+// cudaGraphs maps cuda_graph_config: with enable_padding, batches are
+// padded with CUDA-graph dummy requests, each holding an IndexMapper slot
+// in every manager for the run (the slots PR #17347 reserves).
+func (d *deriver) cudaGraphs() error {
+	fl, ok := d.option("cuda_graph_config.enable_padding")
+	if !ok {
+		return nil
+	}
+	pad, err := readBool(d.r, fl)
+	if err != nil {
+		return err
+	}
+	if pad {
+		d.emit(fl.Line, "cuda_graph_config.enable_padding: true", "batches are padded to a captured size with CUDA-graph dummy requests, one IndexMapper slot each in every manager", "cuda_graph_padding_dummies=1")
+	} else {
+		d.emit(fl.Line, "cuda_graph_config.enable_padding: false", "no CUDA-graph padding dummies")
+	}
+	return nil
+}
+
+// version maps kvcheck.version (a version the spec models, exactly) or
+// kvcheck.tensorrt_llm_version (the user's release or commit, mapped onto
+// the nearest modelled version with a warning, or refused).
+func (d *deriver) version() error {
+	versions := SpecVersions()
+	exact, hasExact := d.ks.has["version"]
+	user, hasUser := d.ks.has["tensorrt_llm_version"]
+	switch {
+	case hasExact && hasUser:
+		return d.r.Errorf(user.Line, "kvcheck.tensorrt_llm_version and kvcheck.version (line %d) both given; expected one: your release (tensorrt_llm_version) or a version kvcheck models (version)", exact.Line)
+	case hasExact:
+		v, err := d.r.String(exact)
+		if err != nil {
+			return err
+		}
+		if !contains(versions, v) {
+			return d.r.Errorf(exact.Line, "version: expected one of the versions kvcheck models, %s, got %q (your own release goes in kvcheck.tensorrt_llm_version, which maps it)", strings.Join(versions, ", "), v)
+		}
+		d.emit(exact.Line, "kvcheck.version: "+v, "a version the spec models", "version="+v)
+	case hasUser:
+		v, err := d.r.String(user)
+		if err != nil {
+			return err
+		}
+		choice, err := chooseVersion(v)
+		if err != nil {
+			return d.r.Errorf(user.Line, "tensorrt_llm_version: %v", err)
+		}
+		why := "the version the spec models for it"
+		if choice.warning != "" {
+			d.warnings = append(d.warnings, fmt.Sprintf("kvcheck.tensorrt_llm_version (line %d): %s", user.Line, choice.warning))
+			why = "the nearest version the spec models (see the warning)"
+		}
+		d.emit(user.Line, "kvcheck.tensorrt_llm_version: "+v, why, "version="+choice.version)
+	default:
+		d.emit(0, "kvcheck.version (not given)", fmt.Sprintf("the spec's default, %s (versions modelled: %s; kvcheck.tensorrt_llm_version maps your release)", versions[0], strings.Join(versions, ", ")), "version="+versions[0])
 	}
 	return nil
 }

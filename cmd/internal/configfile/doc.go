@@ -9,10 +9,13 @@
 //     `trtllm-serve --extra_llm_api_options` (kv_cache_config,
 //     speculative_config, max_batch_size, ...), with a `kvcheck:` section
 //     for what the model needs to stay finite (pages per pool, the
-//     requests, the scale). The options become settings of a scaled-down
-//     spec.Config; each is recorded as a Mapping so the derivation is
-//     printed, never hidden, and options the spec does not model become
-//     Warnings;
+//     requests, the scale). Every option is read, ignored with its reason,
+//     or refused (options.go: an unknown key is an error with the nearest
+//     names); those read become settings of a scaled-down spec.Config, each
+//     recorded as a Mapping so the derivation is printed, never hidden. The
+//     file is checked on its pressure sweep (pressure.go): the derived
+//     sizes down to one request barely fitting, every pressure goal
+//     required;
 //   - a scenario file: the same YAML with only a `kvcheck:` section whose
 //     `config:` holds the configuration text, plus the scenario's name,
 //     doc, report, goals and variants with their expected verdicts. This

@@ -27,8 +27,15 @@ type File struct {
 	// Mapping is how each TensorRT-LLM option and kvcheck key became a
 	// setting of the scaled configuration, in file order.
 	Mapping []Mapping
-	// Warnings name the options the spec does not model.
+	// Warnings say what the check assumes that the file does not say, and
+	// which options it checks without (kvcheck.ignore_options).
 	Warnings []string
+	// Ignored lists the options known not to matter to the KV cache, each
+	// with its line and why.
+	Ignored []string
+	// Pressure is the pressure sweep a TensorRT-LLM options file is checked
+	// under (pressure.go); nil for the other forms.
+	Pressure *Pressure
 	// Sweep are the ranges `kvcheck sweep` takes from the file: the
 	// kvcheck.sweep mapping, or `sweep KEY=VALUES ...` lines of
 	// configuration text (other commands ignore them).
@@ -166,19 +173,32 @@ func parseYAML(path string, data []byte) (*File, error) {
 		return nil, err
 	}
 	out := &File{Path: path, Kind: KindScenario}
-	var lines []yamlconf.TextLine
+	lines := config
 	if len(options) > 0 || len(ks.requests) > 0 {
 		out.Kind = KindTRTLLM
 		d := &deriver{r: r, ks: ks}
 		if err := d.derive(options); err != nil {
 			return nil, err
 		}
-		out.Mapping, out.Warnings, lines = d.mapping, d.warnings, d.lines
+		lines, d.mapping = applyOverride(d.lines, config, d.mapping)
+		out.Mapping, out.Warnings, out.Ignored = d.mapping, d.warnings, d.ignored
 	} else if config == nil {
 		return nil, r.Errorf(kvcheck.Line, "kvcheck: expected requests: (with TensorRT-LLM options around it) or config: (kvcheck's configuration text)")
 	}
-	if sc.Config, err = spec.ApplyConfigLines(r, append(lines, config...), kvcheck.Line); err != nil {
+	if sc.Config, err = spec.ApplyConfigLines(r, lines, kvcheck.Line); err != nil {
 		return nil, err
+	}
+	if out.Kind == KindTRTLLM {
+		out.Pressure = pressureOf(sc.Config, ks.sweep)
+		for _, name := range out.Pressure.Goals {
+			if !hasGoal(sc.Goals, name) {
+				g, err := spec.LookupGoal(name)
+				if err != nil {
+					return nil, err
+				}
+				sc.Goals = append(sc.Goals, g)
+			}
+		}
 	}
 	if sc.Name == "" {
 		sc.Name = scenarioName(path)
@@ -192,4 +212,14 @@ func parseYAML(path string, data []byte) (*File, error) {
 	out.Scenario = sc
 	out.Sweep = ks.sweep
 	return out, nil
+}
+
+// hasGoal reports whether goals names name.
+func hasGoal(goals []spec.GoalDef, name string) bool {
+	for _, g := range goals {
+		if g.Name == name {
+			return true
+		}
+	}
+	return false
 }

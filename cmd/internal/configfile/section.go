@@ -1,7 +1,9 @@
 package configfile
 
 import (
+	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
@@ -25,7 +27,7 @@ type section struct {
 type request struct {
 	line                                int
 	promptPages, newTokens, sharedPages int64
-	family, rank                        int64 // family -1: none
+	family, rank                        int64 // -1: not given (no family; the router places the request)
 	receivingKV                         bool
 }
 
@@ -34,14 +36,17 @@ type request struct {
 // config).
 var sectionKeys = []string{"tokens_per_block", "target_pages", "draft_pages", "stage_target_pages", "stage_draft_pages",
 	"host_pages", "index_slots", "max_batch_size", "chunk_pages", "ranks", "draft_pool", "draft_view", "version",
-	"recompute_pause", "early_finish", "max_num_active_requests", "requests", "sweep"}
+	"tensorrt_llm_version", "recompute_pause", "early_finish", "max_num_active_requests", "ignore_options", "requests", "sweep"}
 
 // key takes one key of the kvcheck: section that is not the scenario's
 // own.
 func (ks *section) key(r *yamlconf.Reader, fl yamlconf.Field) error {
 	if !slices.Contains(sectionKeys, fl.Key) {
-		return r.Errorf(fl.Line, "kvcheck: unknown key %s; expected one of: name, doc, report, depth, max_states, goals, variants, config, %s",
-			yamlconf.Quote(fl.Key), strings.Join(sectionKeys, ", "))
+		msg := fmt.Sprintf("kvcheck: unknown key %s", yamlconf.Quote(fl.Key))
+		if near := nearestKeys(fl.Key, append(append([]string(nil), ownKeys...), sectionKeys...)); len(near) > 0 {
+			msg += "; did you mean " + strings.Join(near, " or ") + "?"
+		}
+		return r.Errorf(fl.Line, "%s; expected one of: %s, %s", msg, strings.Join(ownKeys, ", "), strings.Join(sectionKeys, ", "))
 	}
 	ks.has[fl.Key] = fl
 	switch fl.Key {
@@ -70,7 +75,7 @@ func (ks *section) parseRequests(r *yamlconf.Reader, fl yamlconf.Field) error {
 		if err != nil {
 			return err
 		}
-		req := request{line: item.Line, family: -1}
+		req := request{line: item.Line, family: -1, rank: -1}
 		for _, v := range fields {
 			var err error
 			switch v.Key {
@@ -85,7 +90,7 @@ func (ks *section) parseRequests(r *yamlconf.Reader, fl yamlconf.Field) error {
 			case "rank":
 				req.rank, err = r.Int(v, 0, spec.MaxRanks-1)
 			case "receiving_kv":
-				req.receivingKV, err = r.Bool(v)
+				req.receivingKV, err = readBool(r, v)
 			default:
 				err = r.Errorf(v.Line, "requests: unknown key %s; expected prompt_pages, new_tokens, family, shared_pages, rank, receiving_kv", yamlconf.Quote(v.Key))
 			}
@@ -102,4 +107,21 @@ func (ks *section) parseRequests(r *yamlconf.Reader, fl yamlconf.Field) error {
 		ks.requests = append(ks.requests, req)
 	}
 	return nil
+}
+
+// ownKeys are the scenario's own keys of a kvcheck: section
+// (spec.ParseScenarioSection reads them).
+var ownKeys = []string{"name", "doc", "report", "depth", "max_states", "goals", "reaches", "variants", "config"}
+
+// nearestKeys returns the keys of known at edit distance at most 2 from
+// key, nearest first.
+func nearestKeys(key string, known []string) []string {
+	var out []string
+	for _, k := range known {
+		if d := editDistance(key, k); d <= max(2, len(key)/4) && d > 0 {
+			out = append(out, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return editDistance(key, out[i]) < editDistance(key, out[j]) })
+	return out
 }

@@ -69,6 +69,11 @@ func (c *Cache) Key(v Variant, search Search, configKey string) string {
 	if search.Symmetry { // a record's States counts orbits
 		text += "\x00symmetry"
 	}
+	// A record's Goals are the scenario's: a file whose goals change (a
+	// --config file's pressure goals) must not reuse another list's.
+	for _, g := range v.Scenario.Goals {
+		text += "\x00goal " + g.Name
+	}
 	h := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(h[:12])
 }
