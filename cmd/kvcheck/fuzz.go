@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -26,7 +25,9 @@ type fuzzOptions struct {
 	json      bool
 	out       string // --out DIR: write each shrunk counterexample as a transcript (fuzz_out.go)
 	rewrite   bool   // --rewrite: let --out replace existing transcripts
-	runHooks         // --expect, --cover, interrupts and --progress (runhooks.go)
+	// rewriteLine is the command line typed, with --rewrite (check.go).
+	rewriteLine string
+	runHooks    // --expect, --cover, interrupts and --progress (runhooks.go)
 	// share is the current variant's share of the --time budget.
 	share time.Duration
 }
@@ -73,7 +74,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	flags.Uint64Var(&opts.seed, "seed", 0, "seed of every random choice (default: a new one, printed)")
 	flags.DurationVar(&opts.duration, "time", defaultFuzzTime, "time budget of the whole run, shared out between the variants: each gets an equal part of what is left (0: none, then --walks bounds each variant)")
 	flags.IntVar(&opts.walks, "walks", 0, "walk budget per variant (0: none)")
-	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "walking goroutines (a run is reproducible for a given --seed and --workers)")
+	flags.IntVar(&opts.workers, "workers", defaultWorkers(), "walking goroutines (a run is reproducible for a given --seed and --workers)")
 	flags.BoolVar(&opts.swarm, "swarm", false, "swarm mode: each walk weights the classes of action its own way, switching some off")
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per fuzzed variant")
 	flags.StringVar(&opts.out, "out", "", "write each shrunk counterexample (and its reduced configuration) as a transcript in this directory and print its path")
@@ -113,6 +114,20 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage
+	}
+	opts.rewriteLine = rewriteCommand(append([]string{"fuzz"}, args...))
+	if opts.out != "" {
+		prefixes := outPrefixes(variants)
+		if *sweepRandom {
+			prefixes = nil
+			for _, v := range variants {
+				prefixes = append(prefixes, outPrefix(v.scenario.Name, fixesLabel(v.fixes), "fuzz-sweep."))
+			}
+		}
+		if err := preflightOut(opts.out, opts.rewrite, prefixes, opts.rewriteLine); err != nil {
+			fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
+			return exitUsage
+		}
 	}
 	if *sweepRandom {
 		return runFuzzSweep(opts, variants, stdout, stderr)

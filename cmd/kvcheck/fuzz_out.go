@@ -45,15 +45,11 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 			files = append(files, namedFile{name: reducedName, data: data})
 		}
 	}
-	command := commandName() + " fuzz"
-	if len(failed) > 0 {
-		command = failed[0].Reproduce
-	}
 	w := stdout
 	if opts.json {
 		w = stderr
 	}
-	_, code := writeNewFiles(opts.out, opts.rewrite, files, "kvcheck fuzz", command+" --out "+opts.out+" --rewrite", w, stderr)
+	_, code := writeNewFiles(opts.out, opts.rewrite, files, "kvcheck fuzz", opts.rewriteLine, w, stderr)
 	return code
 }
 

@@ -111,8 +111,31 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run dispatches a subcommand and returns the exit status.
+// run runs a subcommand and returns the exit status. Every command prints
+// through a checked standard output: a write that fails (a full disk,
+// /dev/full) is reported on stderr and the status is exitUsage, never 0.
+// A usage error that does not end with a reproduce line gets one: the
+// command line typed.
 func run(args []string, stdout, stderr io.Writer) int {
+	out := &checkedWriter{w: stdout}
+	errOut := &lastLineWriter{w: stderr}
+	code := dispatch(args, out, errOut)
+	if code == exitUsage && !errOut.endsWithReproduce() && len(args) > 0 {
+		fmt.Fprintf(errOut, "reproduce: %s\n", commandLine(args))
+	}
+	if err := out.finish(); err != nil {
+		command := ""
+		if len(args) > 0 {
+			command = " " + args[0]
+		}
+		fmt.Fprintf(errOut, "%s\nreproduce: %s\n", outputError(command, out), commandLine(args))
+		return exitUsage
+	}
+	return code
+}
+
+// dispatch runs the subcommand args[0] names.
+func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -132,7 +155,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runFuzz(args[1:], stdout, stderr)
 	case "show-config":
 		return runShowConfig(args[1:], stdout, stderr)
-	case "version":
+	case "version", "--version":
 		return runVersion(args[1:], stdout, stderr)
 	case "sweep":
 		return runSweep(args[1:], stdout, stderr)

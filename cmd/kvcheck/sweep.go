@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,7 +27,8 @@ type sweepOptions struct {
 	maxStates int
 	liveness  bool
 	symmetry  bool // --symmetry (symmetry.go)
-	only      []string
+	only      []string // --invariant
+	skip      []string // --skip-invariant
 	keepGoing bool
 	workers   int
 	shard     string
@@ -49,13 +50,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.StringArrayVar(&opts.fixes, "fix", nil, "fix variant to apply (repeatable; 'none' = the real code alone; default: the real code and each of the scenario's fixes)")
 	flags.StringArrayVar(&opts.ranges, "range", nil, "KEY=VALUES range replacing the scenario's default for KEY, e.g. target_blocks=4..8, version=all, requests=1..3 (repeatable; see docs/sweep.md)")
 	flags.StringArrayVar(&opts.configs, "config", nil, "sweep around the configuration in FILE (kvcheck's configuration text with `sweep KEY=VALUES ...` lines, or YAML with a kvcheck: section whose sweep: maps keys to values; repeatable)")
-	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth per configuration (default: the scenario's)")
-	flags.IntVar(&opts.maxStates, "max-states", defaultSweepMaxStates, "maximum distinct states per configuration")
+	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth per configuration, at least 1 (default: the scenario's)")
+	flags.IntVar(&opts.maxStates, "max-states", defaultSweepMaxStates, "maximum distinct states per configuration (0: no bound)")
 	flags.BoolVar(&opts.liveness, "liveness", true, "also look for livelocks on each complete search")
 	addSymmetryFlag(flags, &opts.symmetry)
 	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to look past a livelock for a crash")
+	flags.StringArrayVar(&opts.skip, "skip-invariant", nil, "check every invariant but this one (repeatable)")
 	flags.BoolVar(&opts.keepGoing, "keep-going", false, "check every configuration, not only up to the smallest counterexample's size class")
-	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "configurations checked in parallel (results do not depend on it)")
+	flags.IntVar(&opts.workers, "workers", defaultWorkers(), "configurations checked in parallel (results do not depend on it)")
 	flags.StringVar(&opts.shard, "shard", "", "i/n: check only shard i of n (deterministic partition) and print its results as JSON lines for kvcheck merge")
 	flags.DurationVar(&opts.budget, "time", 0, "time budget for the whole sweep (0: none); past it the report says incomplete and the exit status is 3")
 	flags.StringVar(&opts.cacheDir, "cache", defaultCacheDir(), "results cache directory (results are keyed by configuration, variant and a hash of the spec and engine)")
@@ -71,8 +73,12 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck sweep: unexpected argument %s (scenarios are given with --scenario)\n", quote(flags.Arg(0)))
 		return exitUsage
 	}
-	if opts.depth < 0 || opts.maxStates < 0 || opts.budget < 0 || opts.workers < 1 {
-		fmt.Fprintln(stderr, "kvcheck sweep: --depth, --max-states and --time must not be negative, --workers at least 1")
+	if err := validateBounds(flags, opts.depth, opts.maxStates); err != nil {
+		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+		return exitUsage
+	}
+	if opts.budget < 0 {
+		fmt.Fprintf(stderr, "kvcheck sweep: --time must not be negative, got %s\n", opts.budget)
 		return exitUsage
 	}
 	var shard sweep.Shard
@@ -88,9 +94,32 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 		return exitUsage
 	}
+	if err := validateRunFlags(opts.workers, opts.out, opts.rewrite); err != nil {
+		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+		return exitUsage
+	}
+	rewriteLine := rewriteCommand(append([]string{"sweep"}, args...))
+	if opts.out != "" {
+		var prefixes []string
+		for _, v := range variants {
+			prefixes = append(prefixes, outPrefix(v.scenario.Name, fixesLabel(v.fixes), "sweep."))
+		}
+		if err := preflightOut(opts.out, opts.rewrite, prefixes, rewriteLine); err != nil {
+			fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+			return exitUsage
+		}
+	}
 	if err := sweep.CheckInvariantNames(opts.only); err != nil {
 		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 		return exitUsage
+	}
+	if len(opts.skip) > 0 {
+		kept, err := narrowInvariants(specInvariantNames(), opts.only, opts.skip)
+		if err != nil {
+			fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+			return exitUsage
+		}
+		opts.only = kept
 	}
 	var coverage *coverage
 	if *cover {
@@ -178,7 +207,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(info, "%d configurations checked in %.1fs\n", checkedNow, elapsed.Seconds())
 	}
-	status := reportSweep(results, opts.json, opts.out, opts.rewrite, "kvcheck sweep", stdout, stderr)
+	status := reportSweep(results, opts.json, opts.out, opts.rewrite, rewriteLine, "kvcheck sweep", stdout, stderr)
 	if coverage != nil {
 		coverage.print(stdout, opts.json, commandName()+" sweep "+strings.Join(args, " "))
 	}
@@ -424,8 +453,18 @@ func sweepCommand(h sweep.Header) string {
 		parts = append(parts, "--liveness=false")
 	}
 	parts = symmetryArgs(parts, h.Search.Symmetry)
-	for _, n := range h.Search.Invariants {
-		parts = append(parts, "--invariant", n)
+	all := specInvariantNames()
+	if n := len(h.Search.Invariants); n > len(all)/2 {
+		// Most invariants kept: name those left out.
+		for _, name := range all {
+			if !slices.Contains(h.Search.Invariants, name) {
+				parts = append(parts, "--skip-invariant", name)
+			}
+		}
+	} else {
+		for _, name := range h.Search.Invariants {
+			parts = append(parts, "--invariant", name)
+		}
 	}
 	if h.KeepGoing {
 		parts = append(parts, "--keep-going")
