@@ -24,8 +24,8 @@ type checkOptions struct {
 	workers   int
 	keepGoing bool
 	liveness  bool
-	symmetry  bool // --symmetry (symmetry.go)
-	por       bool // --por (por.go)
+	symmetry  bool     // --symmetry (symmetry.go)
+	por       bool     // --por (por.go)
 	only      []string // --invariant
 	skip      []string // --skip-invariant
 	json      bool
@@ -49,33 +49,33 @@ type variant struct {
 
 // checkReport is one line of `kvcheck check --json`.
 type checkReport struct {
-	Scenario    string            `json:"scenario"`
-	Fixes       []string          `json:"fixes"`
-	Result      string            `json:"result"`   // violation, incomplete or ok
-	Verdict     string            `json:"verdict"`  // the invariant broken first, incomplete or ok
-	Expected    string            `json:"expected"` // the verdict expected (verdicts.go)
-	AsExpected  bool              `json:"as_expected"`
-	Complete    bool              `json:"complete"`
-	Invariant   string            `json:"invariant,omitempty"`
-	Message     string            `json:"message,omitempty"`
-	Steps       int               `json:"steps"`
-	States      int               `json:"states"`
-	Transitions int               `json:"transitions"`
-	Depth       int               `json:"depth"`
-	Seconds     float64           `json:"seconds"`
-	Goals       map[string]bool   `json:"goals"`
-	Liveness    bool              `json:"liveness_checked"`
-	Symmetric   bool              `json:"symmetry_reduced"`      // states counts orbits of interchangeable ranks
-	Reduced     bool              `json:"partial_order_reduced"` // the search took one order of independent ranks' steps
-	Collision   float64           `json:"collision_probability"`
-	Interrupted bool              `json:"interrupted,omitempty"`
+	Scenario    string          `json:"scenario"`
+	Fixes       []string        `json:"fixes"`
+	Result      string          `json:"result"`   // violation, incomplete or ok
+	Verdict     string          `json:"verdict"`  // the invariant broken first, incomplete or ok
+	Expected    string          `json:"expected"` // the verdict expected (verdicts.go)
+	AsExpected  bool            `json:"as_expected"`
+	Complete    bool            `json:"complete"`
+	Invariant   string          `json:"invariant,omitempty"`
+	Message     string          `json:"message,omitempty"`
+	Steps       int             `json:"steps"`
+	States      int             `json:"states"`
+	Transitions int             `json:"transitions"`
+	Depth       int             `json:"depth"`
+	Seconds     float64         `json:"seconds"`
+	Goals       map[string]bool `json:"goals"`
+	Liveness    bool            `json:"liveness_checked"`
+	Symmetric   bool            `json:"symmetry_reduced"`      // states counts orbits of interchangeable ranks
+	Reduced     bool            `json:"partial_order_reduced"` // the search took one order of independent ranks' steps
+	Collision   float64         `json:"collision_probability"`
+	Interrupted bool            `json:"interrupted,omitempty"`
 	// Unjudged says why the verdict is not judged against the expected
 	// one: the expected violation is an invariant this run does not check.
-	Unjudged string `json:"unjudged,omitempty"`
-	Trace       []string          `json:"trace"`
-	Cycle       []string          `json:"cycle,omitempty"` // a livelock's cycle, after the stem in Trace
-	Violations  []violationReport `json:"violations,omitempty"`
-	Reproduce   string            `json:"reproduce"`
+	Unjudged   string            `json:"unjudged,omitempty"`
+	Trace      []string          `json:"trace"`
+	Cycle      []string          `json:"cycle,omitempty"` // a livelock's cycle, after the stem in Trace
+	Violations []violationReport `json:"violations,omitempty"`
+	Reproduce  string            `json:"reproduce"`
 	// actions is Trace as actions, and cycle Cycle, for --out.
 	actions, cycle []spec.Action
 	// kept are the invariants checked (nil: all) and noLiveness says

@@ -26,7 +26,7 @@ type sweepOptions struct {
 	depth     int
 	maxStates int
 	liveness  bool
-	symmetry  bool // --symmetry (symmetry.go)
+	symmetry  bool     // --symmetry (symmetry.go)
 	only      []string // --invariant
 	skip      []string // --skip-invariant
 	keepGoing bool
