@@ -85,8 +85,9 @@ func (l *lastLineWriter) endsWithReproduce() bool {
 }
 
 // commandLine is the command the user typed, args quoted for a POSIX
-// shell where they need it and each cut to a bounded prefix: the
-// reproduce line of a usage error.
+// shell where they need it and each cut to maxArgQuoted bytes (a path is
+// kept whole; a typo of a thousand characters is not): the reproduce line
+// of a usage error and of an --out that refused to write.
 func commandLine(args []string) string {
 	parts := []string{commandName()}
 	for _, a := range args {
@@ -95,13 +96,16 @@ func commandLine(args []string) string {
 	return strings.Join(parts, " ")
 }
 
+// maxArgQuoted bounds each argument a reproduce line repeats.
+const maxArgQuoted = 240
+
 // shellQuote quotes s for a POSIX shell when it holds anything but
-// letters, digits and -_./=:,+@%; a string longer than maxQuoted is cut
+// letters, digits and -_./=:,+@%; a string longer than maxArgQuoted is cut
 // with "...".
 func shellQuote(s string) string {
 	cut := ""
-	if len(s) > maxQuoted {
-		s, cut = s[:maxQuoted], "..."
+	if len(s) > maxArgQuoted {
+		s, cut = s[:maxArgQuoted], "..."
 	}
 	plain := s != ""
 	for _, r := range s {

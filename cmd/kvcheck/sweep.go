@@ -38,6 +38,7 @@ type sweepOptions struct {
 	json      bool
 	out       string
 	rewrite   bool
+	progress  bool // --progress (progress.go)
 }
 
 // defaultSweepMaxStates bounds each configuration's search in a sweep.
@@ -65,6 +66,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per variant")
 	flags.StringVar(&opts.out, "out", "", "write each variant's smallest counterexample as a transcript in this directory")
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
+	flags.BoolVar(&opts.progress, "progress", false, "print a progress line on stderr every second: the variant, configurations checked, elapsed (shown anyway when stderr is a terminal)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms the checked configurations exercised, and those never reached (checks every configuration afresh: cached results carry no coverage)")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
@@ -144,6 +146,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if opts.budget > 0 {
 		run.Deadline = start.Add(opts.budget)
 	}
+	interrupt := watchInterrupts()
+	defer interrupt.release()
+	run.Stop = interrupt.stopped
+	progress := newProgress(stderr, opts.progress)
 	// Spaces are per scenario; enumerate each once.
 	spaces := map[string]*sweepSpace{}
 	var results []sweepResult
@@ -158,10 +164,20 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	checkedNow, reused := 0, 0
 	for _, v := range variants {
+		if interrupt.stopped() {
+			break
+		}
 		sp, ok := spaces[v.key()]
 		if !ok {
-			if sp, err = newSweepSpace(v, opts.ranges); err != nil {
+			if sp, err = newSweepSpace(v, opts.ranges, run.Deadline, interrupt.stopped); err != nil {
+				if interrupt.stopped() {
+					break
+				}
 				fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+				if !run.Deadline.IsZero() && time.Now().After(run.Deadline) {
+					fmt.Fprintf(stderr, "reproduce: %s\n", commandLine(append([]string{"sweep"}, args...)))
+					return exitIncomplete
+				}
 				return exitUsage
 			}
 			spaces[v.key()] = sp
@@ -173,7 +189,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		header.ConfigFile = v.path
 		part := sweep.Part{Header: header}
 		run.Cover = coverage.sink()
-		cached := sweep.Run(sv, sp.configs, run, func(r sweep.Record) { part.Records = append(part.Records, r) })
+		progress.begin(fmt.Sprintf("kvcheck sweep %s (%s)", v.scenario.Name, v.fixes.Label()))
+		cached := sweep.Run(sv, sp.configs, run, func(r sweep.Record) {
+			part.Records = append(part.Records, r)
+			progress.update(func(elapsed time.Duration) string {
+				return fmt.Sprintf("%d of %d configurations, %d configurations/s, %.1fs", len(part.Records), len(sp.configs), perSecond(len(part.Records), elapsed), elapsed.Seconds())
+			})
+		})
+		progress.end()
 		coverage.add(v.scenario.Name, run.Cover)
 		checkedNow += len(part.Records) - cached
 		reused += cached
@@ -185,7 +208,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		rep, err := foldAndAnnotate([]sweep.Part{part}, cache)
+		var rep sweep.Report
+		if interrupt.stopped() {
+			// No seed check after an interrupt: report what was checked.
+			rep, err = sweep.Fold([]sweep.Part{part})
+			rep.Seed, rep.Reproduce = "not checked (interrupted)", sweepCommand(part.Header)
+		} else {
+			rep, err = foldAndAnnotate([]sweep.Part{part}, cache)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 			return exitUsage
@@ -193,9 +223,20 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		results = append(results, sweepResult{rep, sv, part.Header})
 	}
 	elapsed := time.Since(start)
+	if interrupt.stopped() {
+		kept := "no results cache (--no-cache), so a rerun checks them again"
+		if cache != nil {
+			kept = fmt.Sprintf("their results are stored in the cache %s, so the same command continues from there", cache.Dir())
+		}
+		fmt.Fprintf(info, "kvcheck sweep: interrupted by %s after %.1fs: %d configurations checked now, %d reused from the cache, in %d of %d variants; %s\n",
+			interrupt.signalName(), elapsed.Seconds(), checkedNow, reused, len(results), len(variants), kept)
+	}
 	if records != nil {
 		fmt.Fprintf(info, "kvcheck sweep: shard %s: %d configurations checked, %d from the cache, in %.1fs; fold the shards with kvcheck merge\n",
 			shard, checkedNow, reused, elapsed.Seconds())
+		if interrupt.stopped() {
+			return exitInterrupted
+		}
 		return exitOK
 	}
 	if cache != nil {
@@ -210,6 +251,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	status := reportSweep(results, opts.json, opts.out, opts.rewrite, rewriteLine, "kvcheck sweep", stdout, stderr)
 	if coverage != nil {
 		coverage.print(stdout, opts.json, commandName()+" sweep "+strings.Join(args, " "))
+	}
+	if interrupt.stopped() && status != exitUsage {
+		return exitInterrupted
 	}
 	return status
 }
@@ -307,7 +351,7 @@ func sweepVariants(opts sweepOptions) ([]sweepVariant, error) {
 // newSweepSpace builds the space of a variant's scenario: its
 // configuration under its ranges (the file's, or the built-in scenario's
 // defaults), each replaced by a --range of the same key.
-func newSweepSpace(v sweepVariant, flagRanges []string) (*sweepSpace, error) {
+func newSweepSpace(v sweepVariant, flagRanges []string, deadline time.Time, stop func() bool) (*sweepSpace, error) {
 	base := v.scenario.Config
 	type src struct {
 		text  string
@@ -346,7 +390,7 @@ func newSweepSpace(v sweepVariant, flagRanges []string) (*sweepSpace, error) {
 	if err != nil {
 		return nil, err
 	}
-	configs, stats, err := cs.Enumerate()
+	configs, stats, err := enumerateWithin(cs, deadline, stop)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", v.scenario.Name, err)
 	}
@@ -354,6 +398,39 @@ func newSweepSpace(v sweepVariant, flagRanges []string) (*sweepSpace, error) {
 		return nil, fmt.Errorf("%s: no valid configuration in the ranges (%d combinations, all invalid: pools must hold the longest request, see Config.Validate)", v.scenario.Name, stats.Combinations)
 	}
 	return &sweepSpace{base: base, ranges: cs.Ranges(), configs: configs, stats: stats}, nil
+}
+
+// enumerateWithin is cs.Enumerate bounded by the sweep's --time deadline
+// (zero: none) and its interrupt: a space that takes long to enumerate
+// ends the sweep at its budget instead of ignoring it. The enumeration
+// left behind ends with the process.
+func enumerateWithin(cs *spec.ConfigSpace, deadline time.Time, stop func() bool) ([]spec.SpaceConfig, spec.SpaceStats, error) {
+	type result struct {
+		configs []spec.SpaceConfig
+		stats   spec.SpaceStats
+		err     error
+	}
+	done := make(chan result, 1)
+	start := time.Now()
+	go func() {
+		configs, stats, err := cs.Enumerate()
+		done <- result{configs, stats, err}
+	}()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.configs, r.stats, r.err
+		case now := <-tick.C:
+			if stop() {
+				return nil, spec.SpaceStats{}, fmt.Errorf("interrupted while enumerating the space")
+			}
+			if !deadline.IsZero() && now.After(deadline) {
+				return nil, spec.SpaceStats{}, fmt.Errorf("the --time budget ran out after %.1fs while enumerating the space, before any configuration was checked; narrow the ranges (the space is bounded by %d combinations)", now.Sub(start).Seconds(), spec.MaxSpaceCombinations)
+			}
+		}
+	}
 }
 
 // header is the sweep header of variant v on this space.

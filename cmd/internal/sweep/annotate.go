@@ -66,7 +66,7 @@ func checkText(v Variant, text string, search Search, depth int, cache *Cache) (
 			return r, nil
 		}
 	}
-	r := checkOne(v, &c, search, depth, nil)
+	r, _ := checkOne(v, &c, search, depth, nil, nil)
 	if cache != nil {
 		cache.Store(v, key, r)
 	}
