@@ -83,8 +83,8 @@ type Options struct {
 	// Stop, when it returns true (an interrupt), stops taking new
 	// configurations and stops the searches under way; a search it stops
 	// is neither emitted nor cached (nil: never).
-	Stop func() bool
-	Shard    Shard
+	Stop  func() bool
+	Shard Shard
 	// Cache supplies and keeps results (nil: none).
 	Cache *Cache
 	// Cover counts the spec mechanisms the checked configurations exercise
