@@ -1,8 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -119,7 +122,10 @@ func fixesBelong(fixes spec.Fixes, scenarios []*spec.Scenario) error {
 }
 
 // printDerivation prints how a --config file became the configuration
-// checked: each option, the settings it gave and why, then the warnings.
+// checked: each option, the settings it gave and why, in the order of the
+// file's lines (the derivation's own order among those of one line), the
+// settings no line of the file gave (defaults) after them, then the
+// warnings.
 func printDerivation(w io.Writer, f *configfile.File) {
 	fmt.Fprintf(w, "kvcheck: %s (%s) is checked as scenario %s", f.Path, f.Kind, f.Scenario.Name)
 	if len(f.Mapping) == 0 {
@@ -127,7 +133,9 @@ func printDerivation(w io.Writer, f *configfile.File) {
 	} else {
 		fmt.Fprintln(w, ", scaled down as follows:")
 	}
-	for _, m := range f.Mapping {
+	mapping := slices.Clone(f.Mapping)
+	slices.SortStableFunc(mapping, func(a, b configfile.Mapping) int { return cmp.Compare(fileOrder(a.Line), fileOrder(b.Line)) })
+	for _, m := range mapping {
 		where := "  -"
 		if m.Line > 0 {
 			where = fmt.Sprintf("  line %d", m.Line)
@@ -141,6 +149,15 @@ func printDerivation(w io.Writer, f *configfile.File) {
 	for _, warn := range f.Warnings {
 		fmt.Fprintf(w, "kvcheck: warning: %s: %s\n", f.Path, warn)
 	}
+}
+
+// fileOrder sorts a mapping's line: lines of the file first, in order,
+// then the settings no line gave (line 0).
+func fileOrder(line int) int {
+	if line <= 0 {
+		return math.MaxInt
+	}
+	return line
 }
 
 // lookupScenario is spec.LookupScenario with an error that quotes a

@@ -213,6 +213,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			// No seed check after an interrupt: report what was checked.
 			rep, err = sweep.Fold([]sweep.Part{part})
 			rep.Seed, rep.Reproduce = "not checked (interrupted)", sweepCommand(part.Header)
+			rep.Finding = fmt.Sprintf("interrupted by %s: no violation in the %d of %d configurations checked", interrupt.signalName(), rep.Configurations, rep.Needed)
+			if s := rep.Smallest; s != nil {
+				rep.Finding = fmt.Sprintf("interrupted by %s; so far configuration #%d (%s) breaks %s after %d steps", interrupt.signalName(), s.Index, s.Size(), s.Invariant, s.Steps)
+			}
 		} else {
 			rep, err = foldAndAnnotate([]sweep.Part{part}, cache)
 		}
@@ -239,7 +243,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	if cache != nil {
+	if interrupt.stopped() {
+		// Said above.
+	} else if cache != nil {
 		if checkedNow == 0 && reused > 0 {
 			fmt.Fprintf(info, "warm cache: all %d results reused from %s, nothing rechecked (%.2fs)\n", reused, cache.Dir(), elapsed.Seconds())
 		} else {

@@ -79,7 +79,7 @@ func printSweepDetails(w io.Writer, r sweep.Report) {
 		if len(r.MissingShards) > 0 {
 			fmt.Fprintf(w, " (missing shards %s)", strings.Join(r.MissingShards, ", "))
 		} else {
-			fmt.Fprint(w, " (the --time budget ran out; a rerun continues from the cache)")
+			fmt.Fprint(w, " (the --time budget ran out or the sweep was interrupted; a rerun continues from the cache)")
 		}
 		fmt.Fprintln(w)
 	}

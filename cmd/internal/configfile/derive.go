@@ -128,7 +128,7 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 	}
 	ks := d.ks
 	if len(ks.requests) == 0 {
-		return d.r.Errorf(0, "kvcheck.requests: expected the requests the model sends, e.g. requests: [{prompt_pages: 3, new_tokens: 4, family: 0, shared_pages: 2}]")
+		return d.r.Errorf(ks.line, "kvcheck.requests: expected the requests the model sends, e.g. requests: [{prompt_pages: 3, new_tokens: 4, family: 0, shared_pages: 2}]")
 	}
 	if fl, ok := d.option("kv_cache_config.use_kv_cache_manager_v2"); ok {
 		if v2, err := d.r.Bool(fl); err != nil {
@@ -323,6 +323,10 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 		}
 	}
 	why = fmt.Sprintf("the real pool's size is scaled to what the model's requests contend for: kvcheck.target_pages %d", target)
+	if given && line == 0 {
+		// The key that gave the size, where an error about it points.
+		line, opt = d.ks.has["target_pages"].Line, fmt.Sprintf("kvcheck.target_pages: %d", target)
+	}
 	if !given {
 		why = fmt.Sprintf("the real pool's size is scaled to what the model's requests contend for: kvcheck.target_pages not given, 1.5 times the longest request's ~%d pages", perRequest)
 	}
