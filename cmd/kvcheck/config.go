@@ -34,6 +34,9 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 		path string
 	}
 	var sources []source
+	if err := oneStdin(s.configs); err != nil {
+		return nil, err
+	}
 	for _, name := range s.scenarios {
 		sc, err := lookupScenario(name)
 		if err != nil {
@@ -42,7 +45,7 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 		sources = append(sources, source{sc: sc})
 	}
 	for _, path := range s.configs {
-		f, err := configfile.Load(path)
+		f, err := loadConfig(path)
 		if err != nil {
 			return nil, fmt.Errorf("--config: %v\nreproduce: %s %s --config %s", err, commandName(), s.command, path)
 		}

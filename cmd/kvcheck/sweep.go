@@ -303,8 +303,11 @@ func sweepVariants(opts sweepOptions) ([]sweepVariant, error) {
 		}
 		sources = append(sources, src)
 	}
+	if err := oneStdin(opts.configs); err != nil {
+		return nil, err
+	}
 	for _, path := range opts.configs {
-		f, err := configfile.Load(path)
+		f, err := loadConfig(path)
 		if err != nil {
 			return nil, fmt.Errorf("--config: %v", err)
 		}
@@ -503,7 +506,7 @@ func sweepScenario(h sweep.Header) (*spec.Scenario, error) {
 	if h.ConfigFile == "" {
 		return lookupScenario(h.Scenario)
 	}
-	f, err := configfile.Load(h.ConfigFile)
+	f, err := loadConfig(h.ConfigFile)
 	if err != nil {
 		return nil, fmt.Errorf("the sweep's --config file: %v", err)
 	}
