@@ -124,6 +124,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected (the plain model checker's exit)")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
+	flags.BoolVar(&opts.quiet, "quiet", false, "print only the outcome: one line when every verdict is as expected, else the verdicts that differ or are incomplete, each with its trace and reproduce line (no table, no --config mapping)")
 	flags.BoolVar(&opts.showProgress, "progress", false, "print a progress line on stderr every second (shown anyway when stderr is a terminal)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms (actions, branches of the real code, raises) the run exercised, and those it never reached")
 	flags.StringVar(&opts.maxMemory, "max-memory", defaultMemoryShare, "memory budget (e.g. 8GiB, or a share of the machine's memory); past it the queue moves to disk, and a search that still does not fit ends incomplete (exit 3)")
@@ -154,7 +155,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if opts.json {
 		derivation = stderr
 	}
-	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "check"}.variants(derivation)
+	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "check", opts.quiet}.variants(derivation)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
@@ -199,6 +200,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if opts.json {
 		opts.gate.printGate(stderr, "kvcheck check", reports)
+	} else if opts.quiet {
+		opts.gate.printGate(stdout, "kvcheck check", reports)
+		printViolations(stdout, notAsExpected(reports))
 	} else {
 		opts.gate.printGate(stdout, "kvcheck check", reports)
 		printTable(stdout, reports)
@@ -407,6 +411,17 @@ func commandName() string {
 		return typed
 	}
 	return "kvcheck"
+}
+
+// notAsExpected are the reports whose verdict is not the one expected.
+func notAsExpected(reports []checkReport) []checkReport {
+	var out []checkReport
+	for _, r := range reports {
+		if !r.AsExpected {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // printTable prints one row per checked variant.

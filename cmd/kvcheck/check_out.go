@@ -33,9 +33,16 @@ func writeTranscripts(dir string, rewrite bool, variants []variant, reports []ch
 	if opts.json {
 		w = stderr
 	}
-	written, code := writeNewFiles(dir, rewrite, named, "kvcheck check", opts.rewriteLine, w, stderr)
+	listed := w
+	if opts.quiet {
+		listed = io.Discard
+	}
+	written, code := writeNewFiles(dir, rewrite, named, "kvcheck check", opts.rewriteLine, listed, stderr)
 	if code != exitOK {
 		return code
+	}
+	if opts.quiet && len(written) > 0 {
+		fmt.Fprintf(w, "kvcheck check: wrote %d transcript(s) in %s\n", len(written), dir)
 	}
 	if rewrite {
 		reportStale(w, dir, variants, written)

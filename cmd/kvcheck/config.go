@@ -19,6 +19,8 @@ type selection struct {
 	scenarios, fixes, configs []string
 	// command is the subcommand ("check", "fuzz"), for reproduce lines.
 	command string
+	// quiet prints a --config file's warnings but not its mapping.
+	quiet bool
 }
 
 // variants expands a selection: the built-in scenarios named (all of them
@@ -49,7 +51,11 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--config: %v\nreproduce: %s %s --config %s", err, commandName(), s.command, path)
 		}
-		printDerivation(w, f)
+		if s.quiet {
+			printWarnings(w, f)
+		} else {
+			printDerivation(w, f)
+		}
 		sources = append(sources, source{sc: f.Scenario, path: path})
 	}
 	if len(s.scenarios) == 0 && len(s.configs) == 0 {
@@ -149,6 +155,11 @@ func printDerivation(w io.Writer, f *configfile.File) {
 		}
 		fmt.Fprintf(w, "%s: %s → %s: %s\n", where, m.Option, settings, m.Why)
 	}
+	printWarnings(w, f)
+}
+
+// printWarnings prints a --config file's warnings.
+func printWarnings(w io.Writer, f *configfile.File) {
 	for _, warn := range f.Warnings {
 		fmt.Fprintf(w, "kvcheck: warning: %s: %s\n", f.Path, warn)
 	}

@@ -81,6 +81,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
+	flags.BoolVar(&opts.quiet, "quiet", false, "print only the outcome: one line when every verdict is as expected, else the verdicts that differ or are incomplete, each violation with its trace and reproduce line")
 	flags.BoolVar(&opts.showProgress, "progress", false, "print a progress line on stderr every second (shown anyway when stderr is a terminal)")
 	sweepRandom := flags.Bool("sweep", false, "walk random configurations around each scenario's, beyond any sweep's bounds: --walks per configuration (default 64) until --time; reports the smallest violating one (fuzz_sweep.go)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms the walks exercised, and those they never reached")
@@ -110,7 +111,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	if opts.json {
 		derivation = stderr
 	}
-	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "fuzz"}.variants(derivation)
+	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "fuzz", opts.quiet}.variants(derivation)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage
@@ -132,7 +133,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	if *sweepRandom {
 		return runFuzzSweep(opts, variants, stdout, stderr)
 	}
-	if !opts.json {
+	if !opts.json && !opts.quiet {
 		fmt.Fprintf(stdout, "kvcheck fuzz: seed %d, %d worker(s), %s, %s walks\n",
 			opts.seed, opts.workers, budgetText(opts), walkKind(opts.swarm))
 	}
@@ -171,7 +172,9 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, string(line))
 			continue
 		}
-		printFuzzSummary(stdout, r)
+		if !opts.quiet {
+			printFuzzSummary(stdout, r)
+		}
 	}
 	if opts.interrupt.stopped() {
 		w := stdout
@@ -183,10 +186,14 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	if opts.json {
 		opts.gate.printGate(stderr, "kvcheck fuzz", reports)
 	} else {
-		fmt.Fprintln(stdout)
+		if !opts.quiet {
+			fmt.Fprintln(stdout)
+		}
 		opts.gate.printGate(stdout, "kvcheck fuzz", reports)
 		for _, r := range failed {
-			printFuzzViolation(stdout, r)
+			if !opts.quiet || !r.AsExpected {
+				printFuzzViolation(stdout, r)
+			}
 		}
 	}
 	if opts.coverage != nil {
@@ -210,9 +217,11 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 		return fuzzReport{}, err
 	}
 	sp.Cover = opts.coverage.sink()
+	var growth stateGrowth
 	res := fuzz.Run(sp, fuzz.Options{Seed: opts.seed, Workers: opts.workers, Walks: opts.walks, Duration: opts.share, Swarm: opts.swarm,
 		Stop: opts.interrupt.stopped,
 		Progress: func(p fuzz.Progress) {
+			growth.round(p)
 			opts.progress.update(func(elapsed time.Duration) string {
 				return fmt.Sprintf("%d walks, %d distinct states, %d states/s, longest path %d, %.1fs of %s", p.Walks, p.States, perSecond(p.States, elapsed), p.Depth, elapsed.Seconds(), opts.share.Round(time.Millisecond))
 			})
@@ -271,7 +280,38 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 			r.Message += fmt.Sprintf("; goal %s (%s) was never reached", g.Name, g.Doc)
 		}
 	}
+	if hint := growth.stalled(res.Walks, res.States); hint != "" && !res.Interrupted {
+		r.Message += "; " + hint + ": " + strings.Join(variantCommand("check", v), " ")
+	}
 	return r, nil
+}
+
+// stateGrowth follows the distinct states a fuzz run reaches, round by
+// round, to tell a run that spent its budget on a space it had already
+// covered: one that kvcheck check can exhaust, and so prove.
+type stateGrowth struct {
+	states, walks int // at the last round that found a new state
+}
+
+// round takes a round's progress.
+func (g *stateGrowth) round(p fuzz.Progress) {
+	if p.States > g.states {
+		g.states, g.walks = p.States, p.Walks
+	}
+}
+
+// minStalledWalks is how many walks a run takes before stalled may call
+// its space covered.
+const minStalledWalks = 1000
+
+// stalled says, when the run's last new state came in the first half of
+// its walks (and it walked at least minStalledWalks), that the space
+// stopped growing and is worth exhausting; "" otherwise.
+func (g *stateGrowth) stalled(walks, states int) string {
+	if walks < minStalledWalks || states > g.states || g.walks > walks/2 {
+		return ""
+	}
+	return fmt.Sprintf("the walks found no new state after walk %d of %d (%d distinct states), so the space looks small enough to exhaust and prove with", g.walks, walks, states)
 }
 
 // configChanges lists the settings of reduced that differ from base, as

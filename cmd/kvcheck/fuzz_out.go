@@ -49,7 +49,14 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 	if opts.json {
 		w = stderr
 	}
-	_, code := writeNewFiles(opts.out, opts.rewrite, files, "kvcheck fuzz", opts.rewriteLine, w, stderr)
+	listed := w
+	if opts.quiet {
+		listed = io.Discard
+	}
+	written, code := writeNewFiles(opts.out, opts.rewrite, files, "kvcheck fuzz", opts.rewriteLine, listed, stderr)
+	if opts.quiet && len(written) > 0 {
+		fmt.Fprintf(w, "kvcheck fuzz: wrote %d transcript(s) in %s\n", len(written), opts.out)
+	}
 	return code
 }
 
