@@ -18,8 +18,8 @@ func (cs *ConfigSpace) checkSpaceSize() error {
 		least = cs.Mix.countSequences(1)
 	}
 	if total := saturatingMul(settings, least); total > MaxSpaceCombinations {
-		return fmt.Errorf("the ranges give at least %s combinations (%s setting combinations times at least %s request sequences), more than the %d a sweep walks; narrow them",
-			countText(total), countText(settings), countText(least), MaxSpaceCombinations)
+		return fmt.Errorf("the ranges give more than the %d combinations a sweep walks (%s setting combinations, each with at least %s request sequences); narrow them",
+			MaxSpaceCombinations, countText(settings), countText(least))
 	}
 	return nil
 }

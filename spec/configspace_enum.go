@@ -3,6 +3,7 @@ package spec
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -51,6 +52,17 @@ const MaxSpaceCombinations = 20_000_000
 // The order is deterministic, so an index into it names a configuration
 // (sharding relies on this).
 func (cs *ConfigSpace) Enumerate() ([]SpaceConfig, SpaceStats, error) {
+	return cs.EnumerateUntil(nil)
+}
+
+// ErrEnumerationStopped is EnumerateUntil's error when stop ended it.
+var ErrEnumerationStopped = errors.New("the enumeration was stopped")
+
+// EnumerateUntil is Enumerate that asks stop (when not nil) every few
+// thousand combinations whether to give up, and then returns
+// ErrEnumerationStopped: a sweep's --time budget and its interrupt bound
+// the enumeration of a large space too.
+func (cs *ConfigSpace) EnumerateUntil(stop func() bool) ([]SpaceConfig, SpaceStats, error) {
 	var stats SpaceStats
 	if err := cs.checkSpaceSize(); err != nil {
 		return nil, stats, err
@@ -81,7 +93,10 @@ func (cs *ConfigSpace) Enumerate() ([]SpaceConfig, SpaceStats, error) {
 		}
 		setters[i] = set
 	}
-	for {
+	for step := 0; ; step++ {
+		if stop != nil && step%4096 == 0 && stop() {
+			return nil, stats, ErrEnumerationStopped
+		}
 		cfg := cs.Base
 		for i, s := range cs.Settings {
 			if err := setters[i](&cfg, s.Values[idx[i]]); err != nil {

@@ -21,8 +21,9 @@ type progressLine struct {
 	shown    bool
 }
 
-// progressDelay is how long a variant runs before its progress shows.
-const progressDelay = time.Second
+// progressDelay is how long a variant runs before its progress shows (a
+// variable so a test need not wait).
+var progressDelay = time.Second
 
 // newProgress reports on stderr when it is a terminal or forced is set.
 func newProgress(stderr io.Writer, forced bool) *progressLine {

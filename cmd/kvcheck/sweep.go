@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -411,35 +412,19 @@ func newSweepSpace(v sweepVariant, flagRanges []string, deadline time.Time, stop
 
 // enumerateWithin is cs.Enumerate bounded by the sweep's --time deadline
 // (zero: none) and its interrupt: a space that takes long to enumerate
-// ends the sweep at its budget instead of ignoring it. The enumeration
-// left behind ends with the process.
+// ends the sweep at its budget instead of ignoring it.
 func enumerateWithin(cs *spec.ConfigSpace, deadline time.Time, stop func() bool) ([]spec.SpaceConfig, spec.SpaceStats, error) {
-	type result struct {
-		configs []spec.SpaceConfig
-		stats   spec.SpaceStats
-		err     error
-	}
-	done := make(chan result, 1)
 	start := time.Now()
-	go func() {
-		configs, stats, err := cs.Enumerate()
-		done <- result{configs, stats, err}
-	}()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case r := <-done:
-			return r.configs, r.stats, r.err
-		case now := <-tick.C:
-			if stop() {
-				return nil, spec.SpaceStats{}, fmt.Errorf("interrupted while enumerating the space")
-			}
-			if !deadline.IsZero() && now.After(deadline) {
-				return nil, spec.SpaceStats{}, fmt.Errorf("the --time budget ran out after %.1fs while enumerating the space, before any configuration was checked; narrow the ranges (the space is bounded by %d combinations)", now.Sub(start).Seconds(), spec.MaxSpaceCombinations)
-			}
+	configs, stats, err := cs.EnumerateUntil(func() bool {
+		return stop() || !deadline.IsZero() && time.Now().After(deadline)
+	})
+	if errors.Is(err, spec.ErrEnumerationStopped) {
+		if stop() {
+			return nil, stats, fmt.Errorf("interrupted while enumerating the space")
 		}
+		return nil, stats, fmt.Errorf("the --time budget ran out after %.1fs while enumerating the space (%d combinations so far), before any configuration was checked; narrow the ranges", time.Since(start).Seconds(), stats.Combinations)
 	}
+	return configs, stats, err
 }
 
 // header is the sweep header of variant v on this space.
