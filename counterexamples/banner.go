@@ -122,13 +122,14 @@ func fixVerdict(n FixNote, docs fixDocs) string {
 	switch {
 	case n.Invariant != "":
 		text += fmt.Sprintf(" %s it (%s after %d steps)", verbs[1], n.Invariant, n.Steps)
+	case !n.Complete:
+		// A search cut by its bounds proves nothing: no "closes", no file,
+		// and a goal it missed may lie past the cut.
+		return text + fmt.Sprintf(" %s no violation in %d states, but its search stopped before every reachable state: nothing is proved.", verbs[2], n.States)
 	case len(n.MissedGoals) > 0:
 		return text + " " + verbs[2] + " no violation, but the goal " + strings.Join(n.MissedGoals, ", ") + " is never reached."
-	case n.Complete:
-		text += fmt.Sprintf(" %s it (%d states, all reachable)", verbs[0], n.States)
 	default:
-		// A search cut by its bounds proves nothing: no "closes", no file.
-		return text + fmt.Sprintf(" %s no violation in %d states, but its search stopped before every reachable state: nothing is proved.", verbs[2], n.States)
+		text += fmt.Sprintf(" %s it (%d states, all reachable)", verbs[0], n.States)
 	}
 	return text + ": " + n.File + "."
 }
