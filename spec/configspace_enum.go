@@ -58,10 +58,10 @@ func (cs *ConfigSpace) Enumerate() ([]SpaceConfig, SpaceStats, error) {
 // ErrEnumerationStopped is EnumerateUntil's error when stop ended it.
 var ErrEnumerationStopped = errors.New("the enumeration was stopped")
 
-// EnumerateUntil is Enumerate that asks stop (when not nil) every few
-// thousand combinations whether to give up, and then returns
+// EnumerateUntil is Enumerate that asks stop (when not nil), after every
+// 4,096 combinations, whether to give up, and then returns
 // ErrEnumerationStopped: a sweep's --time budget and its interrupt bound
-// the enumeration of a large space too.
+// the enumeration of a large space too (a small one is always enumerated).
 func (cs *ConfigSpace) EnumerateUntil(stop func() bool) ([]SpaceConfig, SpaceStats, error) {
 	var stats SpaceStats
 	if err := cs.checkSpaceSize(); err != nil {
@@ -94,7 +94,7 @@ func (cs *ConfigSpace) EnumerateUntil(stop func() bool) ([]SpaceConfig, SpaceSta
 		setters[i] = set
 	}
 	for step := 0; ; step++ {
-		if stop != nil && step%4096 == 0 && stop() {
+		if stop != nil && step > 0 && step%4096 == 0 && stop() {
 			return nil, stats, ErrEnumerationStopped
 		}
 		cfg := cs.Base

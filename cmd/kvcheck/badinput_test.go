@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -359,28 +358,16 @@ func TestBadInputTable(t *testing.T) {
 // when it is to be interrupted.
 func runBadInput(t *testing.T, c badInput, exe string) (int, string, string) {
 	if c.interrupt != "" {
-		return runInterrupted(t, exe, c.args, c.interrupt)
+		return runProcess(t, exe, c.args, c.interrupt, nil)
+	}
+	if c.fileLimit != nil {
+		return runProcess(t, exe, c.args, "", []string{fmt.Sprintf("KVCHECK_TEST_FSIZE=%d", c.fileLimit(t))})
 	}
 	if c.stdin != "" || slices.Contains(c.args, "-") {
 		defer func(r io.Reader) { stdin = r }(stdin)
 		stdin = strings.NewReader(c.stdin)
 		stdinConfig.read, stdinConfig.file, stdinConfig.err = false, nil, nil
 		defer func() { stdinConfig.read, stdinConfig.file, stdinConfig.err = false, nil, nil }()
-	}
-	if c.fileLimit != nil {
-		limit := c.fileLimit(t)
-		var old syscall.Rlimit
-		if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-			t.Skip(err)
-		}
-		signal.Ignore(syscall.SIGXFSZ)
-		defer signal.Reset(syscall.SIGXFSZ)
-		lower := old
-		lower.Cur = limit
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lower); err != nil {
-			t.Skip(err)
-		}
-		defer syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old)
 	}
 	var errOut bytes.Buffer
 	switch c.stdout {
@@ -412,11 +399,12 @@ func (w *shortWriter) Write(p []byte) (int, error) {
 	return room, syscall.ENOSPC
 }
 
-// runInterrupted runs kvcheck (this test binary) with args in the work
-// directory and sends it SIGINT once a line of its stderr contains when.
-func runInterrupted(t *testing.T, exe string, args []string, when string) (int, string, string) {
+// runProcess runs kvcheck (this test binary) with args in the work
+// directory, the environment added to, and, when interrupt is not "",
+// sends it SIGINT once a line of its stderr contains interrupt.
+func runProcess(t *testing.T, exe string, args []string, interrupt string, env []string) (int, string, string) {
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), "KVCHECK_TEST_MAIN=1")
+	cmd.Env = append(append(os.Environ(), "KVCHECK_TEST_MAIN=1"), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout = &out
 	pipe, err := cmd.StderrPipe()
@@ -431,11 +419,11 @@ func runInterrupted(t *testing.T, exe string, args []string, when string) (int, 
 	lines := bufio.NewScanner(pipe)
 	for lines.Scan() {
 		errOut.WriteString(lines.Text() + "\n")
-		if strings.Contains(lines.Text(), when) {
+		if interrupt != "" && strings.Contains(lines.Text(), interrupt) {
+			cmd.Process.Signal(syscall.SIGINT)
 			break
 		}
 	}
-	cmd.Process.Signal(syscall.SIGINT)
 	for lines.Scan() {
 		errOut.WriteString(lines.Text() + "\n")
 	}

@@ -129,7 +129,7 @@ func TestErrorsNameFileLineAndForm(t *testing.T) {
 		{"target_pages: 8", "target_pagez: 8", `:26: kvcheck: unknown key "target_pagez"; expected one of: name,`},
 		{"{fixes: joint-admission, expect: ok}", "{fixes: joint-admision, expect: ok}", `:33: variants: unknown fix "joint-admision"`},
 		{"{fixes: joint-admission, expect: ok}", "{fixes: joint-admission, expect: fine}", `:33: variants: unknown verdict "fine"; expected one of: ok, `},
-		{"target_pages: 8", "target_pages: 2", ":24: the configuration is not one kvcheck can check: invalid configuration: target_blocks must hold the longest request"},
+		{"target_pages: 8", "target_pages: 2", ":26: the configuration is not one kvcheck can check: invalid configuration: target_blocks must hold the longest request"},
 		{"  tokens_per_block: 4\n", "  tokens_per_block: 4\n  version: v9\n", `:26: version: expected one of v1.3.0rc25, 00746ef, got "v9"`},
 		{"max_batch_size: 64", "max_batch_size: 64\n\tx: 1", ":8: not valid YAML"}, // yaml.v3 names the line the tab follows,
 		{"max_batch_size: 64", "max_batch_size: 64\nmax_batch_size: 8", `:9: the file: key "max_batch_size" given twice (first on line 8)`},

@@ -323,14 +323,14 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 		}
 	}
 	why = fmt.Sprintf("the real pool's size is scaled to what the model's requests contend for: kvcheck.target_pages %d", target)
-	if given && line == 0 {
-		// The key that gave the size, where an error about it points.
-		line, opt = d.ks.has["target_pages"].Line, fmt.Sprintf("kvcheck.target_pages: %d", target)
-	}
 	if !given {
 		why = fmt.Sprintf("the real pool's size is scaled to what the model's requests contend for: kvcheck.target_pages not given, 1.5 times the longest request's ~%d pages", perRequest)
 	}
 	d.emit(line, opt, why, fmt.Sprintf("target_blocks=%d", target))
+	if given {
+		// An error about the size points at the key that gave it.
+		d.lines[len(d.lines)-1].Line = d.ks.has["target_pages"].Line
+	}
 	if draftPool != "none" {
 		draft, given, err := d.sectionInt("draft_pages", target, 1, 250)
 		if err != nil {
