@@ -181,7 +181,7 @@ func badInputs(t *testing.T) []badInput {
 		// Existing --out files.
 		{what: "--out holding a transcript of the run, found before the search", args: []string{"check", "--config", "seed000-deployment.yaml", "--max-states", "100000", "--out", "out"},
 			files: map[string]string{"seed000-deployment.yaml": string(deployment), "out/seed000-deployment.real-code.no-crash-on-refusal.txt": string(seedTranscriptText)},
-			code: exitUsage, want: "nothing was searched", check: func(t *testing.T, out, errOut string) {
+			code:  exitUsage, want: "nothing was searched", check: func(t *testing.T, out, errOut string) {
 				if strings.Contains(out, "SCENARIO") {
 					t.Errorf("searched before refusing:\n%s%s", out, errOut)
 				}
@@ -237,10 +237,10 @@ func badInputs(t *testing.T) []badInput {
 			code: exitOK, want: "every verdict", check: lines(1)},
 		{what: "a pool too small for the requests, set by a kvcheck key", args: []string{"check", "--config", "small-pool.yaml"},
 			files: map[string]string{"small-pool.yaml": "# my deployment\nmax_batch_size: 8\nkvcheck:\n  tokens_per_block: 4\n  target_pages: 2\n  requests:\n    - {prompt_pages: 3, new_tokens: 4}\n"},
-			code: exitUsage, want: "small-pool.yaml:5:"},
+			code:  exitUsage, want: "small-pool.yaml:5:"},
 		{what: "a scenario file's config: line with a bad value", args: []string{"check", "--config", "bad-scenario.yaml"},
 			files: map[string]string{"bad-scenario.yaml": "kvcheck:\n  name: bad\n  config: |\n    tokens_per_block=4 max_batch_size=1 max_num_tokens=8 target_index_slots=2 max_util_for_resume=100 ranks=1\n    target_blocks=1\n    request prompt=4 new=1\n"},
-			code: exitUsage, want: "bad-scenario.yaml:5:"},
+			code:  exitUsage, want: "bad-scenario.yaml:5:"},
 		{what: "a kvcheck: section without requests", args: []string{"check", "--config", "no-requests.yaml"},
 			files: map[string]string{"no-requests.yaml": "max_batch_size: 8\nkvcheck:\n  tokens_per_block: 4\n"}, code: exitUsage, want: "no-requests.yaml:2:"},
 		{what: "requests: []", args: []string{"check", "--config", "empty-requests.yaml"},
@@ -262,7 +262,7 @@ func badInputs(t *testing.T) []badInput {
 			code: exitIncomplete, want: "small enough to exhaust"},
 		{what: "an unquoted # in a scenario's doc:", args: []string{"check", "--config", "hash.yaml"},
 			files: map[string]string{"hash.yaml": "kvcheck:\n  name: hash\n  doc: pools of 4 # pages\n  config: |\n    tokens_per_block=4 max_batch_size=1 max_num_tokens=8 target_blocks=2 target_index_slots=2 max_util_for_resume=100 ranks=1\n    request prompt=4 new=1\n"},
-			code: exitOK, want: "unquoted"},
+			code:  exitOK, want: "unquoted"},
 	}
 }
 
