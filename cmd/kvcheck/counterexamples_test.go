@@ -199,3 +199,20 @@ func TestLinAcceptsEmittedAndRejectsCorrupted(t *testing.T) {
 		t.Errorf("missing field: exit %d %s", code, errOut)
 	}
 }
+
+// TestExplainNamesAConfigScenario: the page of a --config check's
+// transcript is titled with the file's scenario, not "custom".
+func TestExplainNamesAConfigScenario(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errOut := runKvcheck("check", "--config", "../../docs/examples/seed000-deployment.yaml", "--fix", "none", "--out", dir); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	page := filepath.Join(dir, "page.html")
+	if code, out, errOut := runKvcheck("explain", filepath.Join(dir, "seed000-deployment.real-code.no-crash-on-refusal.txt"), "--html", page); code != exitOK {
+		t.Fatalf("explain: exit %d\n%s%s", code, out, errOut)
+	}
+	html, _ := os.ReadFile(page)
+	if !bytes.Contains(html, []byte("Scenario <b>seed000-deployment</b>")) || bytes.Contains(html, []byte("custom")) {
+		t.Errorf("the page does not name scenario seed000-deployment:\n%.600s", html)
+	}
+}
