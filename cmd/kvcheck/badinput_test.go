@@ -206,8 +206,14 @@ func badInputs(t *testing.T) []badInput {
 		{what: "--time shorter than the enumeration of a large space", args: []string{"sweep", "--scenario", "draft-admission", "--fix", "none", "--range", "target_blocks=1..3000",
 			"--range", "draft_blocks=1..3000", "--range", "requests=1", "--range", "prompt_pages=1", "--range", "shared_pages=0", "--time", "1s", "--no-cache"},
 			code: exitIncomplete, want: "while enumerating the space"},
-		{what: "--max-states 0 (no bound on the states)", args: []string{"check", "--scenario", "draft-admission", "--fix", "joint-admission", "--max-states", "0"},
-			code: exitOK, want: "every verdict is as expected"},
+		{what: "--max-states 0 (no bound on the states, as --help says)", args: []string{"check", "--scenario", "draft-admission", "--fix", "joint-admission", "--max-states", "0"},
+			code: exitOK, want: "every verdict is as expected", check: func(t *testing.T, out, errOut string) {
+				for _, command := range []string{"check", "sweep"} {
+					if _, help, _ := runKvcheck(command, "--help"); !strings.Contains(help, "(0: no bound") {
+						t.Errorf("kvcheck %s --help does not say what --max-states 0 means:\n%s", command, help)
+					}
+				}
+			}},
 		{what: "--depth 0", args: []string{"check", "--depth", "0"}, code: exitUsage, want: "--depth must be at least 1"},
 		{what: "sweep --depth 0", args: []string{"sweep", "--depth", "0"}, code: exitUsage, want: "--depth must be at least 1"},
 		// Narrowing.
