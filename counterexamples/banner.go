@@ -56,9 +56,9 @@ func banner(ce Counterexample, steps []Step, marked int) []string {
 			fixes = append(fixes, f.String()+", "+f.Doc())
 		}
 		add(fmt.Sprintf("Replays: the actions of %s under %s.", ce.ReplayOf, strings.Join(fixes, "; ")))
-		add("Checked by: " + ce.FoundBy + " (" + ce.Search + ").")
+		add(checkedBy + ce.FoundBy + " (" + ce.Search + ").")
 	case ce.FoundBy != "":
-		add("Found by: " + ce.FoundBy + " (" + ce.Search + ").")
+		add(foundBy + ce.FoundBy + " (" + ce.Search + ").")
 	}
 	if marked >= 0 {
 		s := steps[marked]
@@ -122,12 +122,14 @@ func fixVerdict(n FixNote, docs fixDocs) string {
 	switch {
 	case n.Invariant != "":
 		text += fmt.Sprintf(" %s it (%s after %d steps)", verbs[1], n.Invariant, n.Steps)
+	case !n.Complete:
+		// A search cut by its bounds proves nothing: no "closes", no file,
+		// and a goal it missed may lie past the cut.
+		return text + fmt.Sprintf(" %s no violation in %d states, but its search stopped before every reachable state: nothing is proved.", verbs[2], n.States)
 	case len(n.MissedGoals) > 0:
 		return text + " " + verbs[2] + " no violation, but the goal " + strings.Join(n.MissedGoals, ", ") + " is never reached."
-	case n.Complete:
-		text += fmt.Sprintf(" %s it (%d states, all reachable)", verbs[0], n.States)
 	default:
-		text += fmt.Sprintf(" %s it (%d states, not all reachable)", verbs[0], n.States)
+		text += fmt.Sprintf(" %s it (%d states, all reachable)", verbs[0], n.States)
 	}
 	return text + ": " + n.File + "."
 }
@@ -149,4 +151,31 @@ func wrap(text, indent string) []string {
 		line += w
 	}
 	return append(lines, line)
+}
+
+// The banner lines that name the command behind a transcript: every
+// transcript Write renders from a search has one of them.
+const (
+	foundBy   = "Found by: "
+	checkedBy = "Checked by: "
+)
+
+// Written reports whether head, the start of a file, is a transcript
+// kvcheck wrote: its first line is a banner comment and its banner names
+// the command that found or checked it. A hand-written file with a
+// transcript's name is not, so --out --rewrite leaves it alone.
+func Written(head []byte) bool {
+	text := string(head)
+	if !strings.HasPrefix(text, "# ") {
+		return false
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "#") {
+			return false // past the banner
+		}
+		if strings.HasPrefix(line, "# "+foundBy) || strings.HasPrefix(line, "# "+checkedBy) {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
@@ -64,6 +65,27 @@ type chart struct {
 	SVG   template.HTML
 }
 
+// pageScenario names the scenario of a transcript on its page: the
+// built-in scenario the config directive names, else the name the banner's
+// title starts with ("seed000-deployment (real code): ..."), which is the
+// --config file's scenario, else the file name's first part; never
+// "custom".
+func pageScenario(res *Result) string {
+	if sp := res.Replayer.Spec; sp.Scenario != nil {
+		return sp.Scenario.Name
+	}
+	if len(res.Transcript.Banner) > 0 {
+		if name, _, ok := strings.Cut(res.Transcript.Banner[0], " ("); ok && name != "" && !strings.ContainsAny(name, " \t") {
+			return name
+		}
+	}
+	base := filepath.Base(res.File)
+	if name, _, ok := strings.Cut(base, "."); ok && name != "" {
+		return name
+	}
+	return base
+}
+
 func explainPage(res *Result) page {
 	r := res.Replayer
 	sp := r.Spec
@@ -71,7 +93,7 @@ func explainPage(res *Result) page {
 		Title:     strings.TrimSpace(firstOr(res.Transcript.Banner, res.File)),
 		File:      res.File,
 		Command:   "kvcheck replay " + res.File,
-		Scenario:  scenarioName(sp),
+		Scenario:  pageScenario(res),
 		Fixes:     fixesWords(sp.Fixes, "none (the real code)"),
 		Matches:   res.Matches(),
 		Banner:    strings.Join(res.Transcript.Banner, "\n"),
@@ -80,7 +102,7 @@ func explainPage(res *Result) page {
 	for _, f := range sp.Fixes.List() {
 		p.FixDocs = append(p.FixDocs, f.String()+": "+f.Doc())
 	}
-	if story := Story(p.Scenario); story != "" {
+	if story := Story(p.Scenario); story != "" && sp.Scenario != nil {
 		for _, para := range strings.Split(story, "\n\n") {
 			text := strings.Join(strings.Fields(para), " ")
 			if rest, ok := strings.CutPrefix(text, "What happens: "); ok && rest != "" {

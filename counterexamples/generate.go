@@ -46,8 +46,9 @@ type File struct {
 // of the scenario's checked fixes does to it) and, for each fix set under
 // which a scenario shows no violation while its real code does, one that
 // replays the real code's first counterexample under the fix. A fix
-// transcript needs the real code's result in found; without it none is
-// written.
+// transcript needs the real code's result in found, and a search of the
+// fix that was complete and reached every goal: a search cut by its bounds
+// or an interrupt proves nothing, so it never yields an ok transcript.
 func Transcripts(found []Found) ([]File, error) {
 	realCode := map[string]*Found{}
 	for i := range found {
@@ -67,7 +68,7 @@ func Transcripts(found []Found) ([]File, error) {
 			continue
 		}
 		real := realCode[f.Scenario.Name]
-		if f.Fixes == 0 || real == nil || len(real.Violations) == 0 {
+		if f.Fixes == 0 || real == nil || len(real.Violations) == 0 || !f.Complete || len(f.MissedGoals) > 0 {
 			continue
 		}
 		file, err := fixFile(f, real)
@@ -126,7 +127,7 @@ func fixNotes(f *Found, found []Found) []FixNote {
 			v := other.Violations[0]
 			note.Invariant, note.Steps, note.MissedGoals = v.Invariant, len(v.Trace), nil
 		}
-		if note.Invariant != "" || note.Closes() {
+		if note.Invariant != "" || note.Closes() && note.Complete {
 			note.File = FileName(f.Scenario.Name, other.Fixes, note.Invariant)
 		}
 		notes = append(notes, note)

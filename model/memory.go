@@ -44,6 +44,12 @@ func (s *search[S, A]) fixedBytes() int64 {
 	for _, w := range s.workers {
 		b += int64(cap(w.successors))*int64(unsafe.Sizeof(st)) + int64(cap(w.enc)) +
 			int64(cap(w.candidates))*int64(unsafe.Sizeof(candidate{})) + int64(cap(w.succ))*4
+		// owned holds one list per worker in every worker: the part of
+		// the workers' memory that grows with their square.
+		b += int64(cap(w.owned)) * int64(unsafe.Sizeof([]int32(nil)))
+		for _, o := range w.owned {
+			b += int64(cap(o)) * 4
+		}
 	}
 	return b
 }

@@ -138,3 +138,20 @@ func TestDiskQueueWriteError(t *testing.T) {
 		t.Fatalf("got Err %v, Complete %v; want an incomplete result failing to write the disk queue", r.Err, r.Complete)
 	}
 }
+
+// TestWorkersCountInTheBudget: the workers' own memory, which grows with
+// the square of their number (each keeps a list per worker), counts in
+// MaxMemory: 512 workers on a 2,047-state tree hold about 6 MB of such
+// lists, so a 4 MB budget ends the search out of memory, while one worker
+// finishes the same search within it.
+func TestWorkersCountInTheBudget(t *testing.T) {
+	spec := blobTree{depth: 10}
+	one := Check[blob, int](spec, Options{MaxMemory: 4 << 20})
+	if one.OutOfMemory || len(one.Violations) == 0 {
+		t.Fatalf("one worker: out of memory %v, violations %v; want the last leaf within 4 MB", one.OutOfMemory, one.Violations)
+	}
+	many := Check[blob, int](spec, Options{MaxMemory: 4 << 20, Workers: 512})
+	if !many.OutOfMemory || many.Complete {
+		t.Fatalf("512 workers: out of memory %v, complete %v, %d states; want out of memory", many.OutOfMemory, many.Complete, many.States)
+	}
+}

@@ -3,6 +3,7 @@ package spec
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -51,7 +52,21 @@ const MaxSpaceCombinations = 20_000_000
 // The order is deterministic, so an index into it names a configuration
 // (sharding relies on this).
 func (cs *ConfigSpace) Enumerate() ([]SpaceConfig, SpaceStats, error) {
+	return cs.EnumerateUntil(nil)
+}
+
+// ErrEnumerationStopped is EnumerateUntil's error when stop ended it.
+var ErrEnumerationStopped = errors.New("the enumeration was stopped")
+
+// EnumerateUntil is Enumerate that asks stop (when not nil), after every
+// 4,096 combinations, whether to give up, and then returns
+// ErrEnumerationStopped: a sweep's --time budget and its interrupt bound
+// the enumeration of a large space too (a small one is always enumerated).
+func (cs *ConfigSpace) EnumerateUntil(stop func() bool) ([]SpaceConfig, SpaceStats, error) {
 	var stats SpaceStats
+	if err := cs.checkSpaceSize(); err != nil {
+		return nil, stats, err
+	}
 	settings := 1
 	for _, s := range cs.Settings {
 		settings *= len(s.Values)
@@ -78,7 +93,10 @@ func (cs *ConfigSpace) Enumerate() ([]SpaceConfig, SpaceStats, error) {
 		}
 		setters[i] = set
 	}
-	for {
+	for step := 0; ; step++ {
+		if stop != nil && step > 0 && step%4096 == 0 && stop() {
+			return nil, stats, ErrEnumerationStopped
+		}
 		cfg := cs.Base
 		for i, s := range cs.Settings {
 			if err := setters[i](&cfg, s.Values[idx[i]]); err != nil {
@@ -92,6 +110,9 @@ func (cs *ConfigSpace) Enumerate() ([]SpaceConfig, SpaceStats, error) {
 				k.ranks = 1
 			}
 			if _, ok := memo[k]; !ok {
+				if err := cs.Mix.checkSequences(k.ranks); err != nil {
+					return nil, stats, err
+				}
 				memo[k] = cs.Mix.sequences(k.tpb, k.ranks)
 			}
 			seqs = memo[k]
@@ -205,27 +226,7 @@ func ConfigPages(c *Config) int {
 // sequences returns every request sequence of the mix with tokens_per_block
 // tpb over ranks ranks, routings up to renaming ranks.
 func (m *RequestMix) sequences(tpb uint32, ranks uint8) [][]RequestTemplate {
-	var kinds []RequestTemplate
-	for _, p := range m.PromptPages {
-		for _, n := range m.NewTokens {
-			for _, s := range m.SharedPages {
-				for _, kv := range m.ReceivingKV {
-					for _, send := range m.SendingKV {
-						prompt := p * int(tpb)
-						if s > p || (kv && send) {
-							continue
-						}
-						r := RequestTemplate{PromptLen: uint32(prompt), MaxNewTokens: uint32(n), Family: NoFamily, ReceivingKV: kv, SendingKV: send}
-						if s > 0 {
-							r.Family = 0
-							r.SharedPrefix = uint32(s * int(tpb))
-						}
-						kinds = append(kinds, r)
-					}
-				}
-			}
-		}
-	}
+	kinds := m.kinds(tpb)
 	var out [][]RequestTemplate
 	for _, count := range m.Count {
 		seq := make([]RequestTemplate, count)
@@ -248,6 +249,33 @@ func (m *RequestMix) sequences(tpb uint32, ranks uint8) [][]RequestTemplate {
 		fill(0, 0)
 	}
 	return out
+}
+
+// kinds are the requests the mix draws from with tokens_per_block tpb,
+// before routing.
+func (m *RequestMix) kinds(tpb uint32) []RequestTemplate {
+	var kinds []RequestTemplate
+	for _, p := range m.PromptPages {
+		for _, n := range m.NewTokens {
+			for _, s := range m.SharedPages {
+				for _, kv := range m.ReceivingKV {
+					for _, send := range m.SendingKV {
+						prompt := p * int(tpb)
+						if s > p || (kv && send) {
+							continue
+						}
+						r := RequestTemplate{PromptLen: uint32(prompt), MaxNewTokens: uint32(n), Family: NoFamily, ReceivingKV: kv, SendingKV: send}
+						if s > 0 {
+							r.Family = 0
+							r.SharedPrefix = uint32(s * int(tpb))
+						}
+						kinds = append(kinds, r)
+					}
+				}
+			}
+		}
+	}
+	return kinds
 }
 
 // Canonical returns the representative of cfg's class of configurations

@@ -194,7 +194,34 @@ func ApplyConfigLines(r *yamlconf.Reader, lines []yamlconf.TextLine, sectionLine
 	if errors.As(err, &ce) && ce.Line >= 1 && ce.Line <= len(lines) {
 		return cfg, r.Errorf(lines[ce.Line-1].Line, "%s (setting %s)", ce.Msg, yamlconf.Quote(lines[ce.Line-1].Text))
 	}
+	line, setting := settingLine(lines, err.Error())
+	if setting != "" {
+		return cfg, r.Errorf(line, "the configuration is not one kvcheck can check: %v (set by %s); adjust the kvcheck: section", err, yamlconf.Quote(setting))
+	}
 	return cfg, r.Errorf(sectionLine, "the configuration is not one kvcheck can check: %v; adjust the kvcheck: section", err)
+}
+
+// settingLine finds the line that set the key a validation error starts
+// with ("invalid configuration: target_blocks must hold ..."): the last of
+// lines that sets it, so the error points at the key that gave the value
+// rather than at the section. It returns 0 and "" when no line sets it.
+func settingLine(lines []yamlconf.TextLine, msg string) (int, string) {
+	msg = strings.TrimPrefix(msg, "invalid configuration: ")
+	key := msg
+	if i := strings.IndexFunc(msg, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '_') }); i >= 0 {
+		key = msg[:i]
+	}
+	if key == "" {
+		return 0, ""
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		for _, field := range strings.Fields(lines[i].Text) {
+			if strings.HasPrefix(field, key+"=") && lines[i].Line > 0 {
+				return lines[i].Line, field
+			}
+		}
+	}
+	return 0, ""
 }
 
 // ParseScenarioFile reads a scenario file: a kvcheck: section with the

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,15 +25,19 @@ type checkOptions struct {
 	workers   int
 	keepGoing bool
 	liveness  bool
-	symmetry  bool // --symmetry (symmetry.go)
-	por       bool // --por (por.go)
-	only      []string
+	symmetry  bool     // --symmetry (symmetry.go)
+	por       bool     // --por (por.go)
+	only      []string // --invariant
+	skip      []string // --skip-invariant
 	json      bool
-	out       string          // --out DIR: write each counterexample as a transcript (check_out.go)
-	rewrite   bool            // --rewrite: let --out replace existing transcripts
-	runHooks                  // --expect, --cover, interrupts and --progress (runhooks.go)
-	maxMemory string          // --max-memory (memory.go)
-	pressure  pressureOptions // --pressure, --cache, --no-cache, --shard (config_pressure.go)
+	out       string // --out DIR: write each counterexample as a transcript (check_out.go)
+	rewrite   bool   // --rewrite: let --out replace existing transcripts
+	// rewriteLine is the command line typed, with --rewrite: what an --out
+	// that refuses to replace files suggests.
+	rewriteLine string
+	runHooks                    // --expect, --cover, interrupts and --progress (runhooks.go)
+	maxMemory   string          // --max-memory (memory.go)
+	pressure    pressureOptions // --pressure, --cache, --no-cache, --shard (config_pressure.go)
 }
 
 // variant is one scenario checked under one set of fixes.
@@ -51,32 +54,39 @@ type variant struct {
 
 // checkReport is one line of `kvcheck check --json`.
 type checkReport struct {
-	Scenario    string            `json:"scenario"`
-	Fixes       []string          `json:"fixes"`
-	Result      string            `json:"result"`   // violation, incomplete or ok
-	Verdict     string            `json:"verdict"`  // the invariant broken first, incomplete or ok
-	Expected    string            `json:"expected"` // the verdict expected (verdicts.go)
-	AsExpected  bool              `json:"as_expected"`
-	Complete    bool              `json:"complete"`
-	Invariant   string            `json:"invariant,omitempty"`
-	Message     string            `json:"message,omitempty"`
-	Steps       int               `json:"steps"`
-	States      int               `json:"states"`
-	Transitions int               `json:"transitions"`
-	Depth       int               `json:"depth"`
-	Seconds     float64           `json:"seconds"`
-	Goals       map[string]bool   `json:"goals"`
-	Liveness    bool              `json:"liveness_checked"`
-	Symmetric   bool              `json:"symmetry_reduced"`      // states counts orbits of interchangeable ranks
-	Reduced     bool              `json:"partial_order_reduced"` // the search took one order of independent ranks' steps
-	Collision   float64           `json:"collision_probability"`
-	Interrupted bool              `json:"interrupted,omitempty"`
-	Trace       []string          `json:"trace"`
-	Cycle       []string          `json:"cycle,omitempty"` // a livelock's cycle, after the stem in Trace
-	Violations  []violationReport `json:"violations,omitempty"`
-	Reproduce   string            `json:"reproduce"`
+	Scenario    string          `json:"scenario"`
+	Fixes       []string        `json:"fixes"`
+	Result      string          `json:"result"`   // violation, incomplete or ok
+	Verdict     string          `json:"verdict"`  // the invariant broken first, incomplete or ok
+	Expected    string          `json:"expected"` // the verdict expected (verdicts.go)
+	AsExpected  bool            `json:"as_expected"`
+	Complete    bool            `json:"complete"`
+	Invariant   string          `json:"invariant,omitempty"`
+	Message     string          `json:"message,omitempty"`
+	Steps       int             `json:"steps"`
+	States      int             `json:"states"`
+	Transitions int             `json:"transitions"`
+	Depth       int             `json:"depth"`
+	Seconds     float64         `json:"seconds"`
+	Goals       map[string]bool `json:"goals"`
+	Liveness    bool            `json:"liveness_checked"`
+	Symmetric   bool            `json:"symmetry_reduced"`      // states counts orbits of interchangeable ranks
+	Reduced     bool            `json:"partial_order_reduced"` // the search took one order of independent ranks' steps
+	Collision   float64         `json:"collision_probability"`
+	Interrupted bool            `json:"interrupted,omitempty"`
+	// Unjudged says why the verdict is not judged against the expected
+	// one: the expected violation is an invariant this run does not check.
+	Unjudged   string            `json:"unjudged,omitempty"`
+	Trace      []string          `json:"trace"`
+	Cycle      []string          `json:"cycle,omitempty"` // a livelock's cycle, after the stem in Trace
+	Violations []violationReport `json:"violations,omitempty"`
+	Reproduce  string            `json:"reproduce"`
 	// actions is Trace as actions, and cycle Cycle, for --out.
 	actions, cycle []spec.Action
+	// kept are the invariants checked (nil: all) and noLiveness says
+	// livelocks were not looked for (--liveness=false), for judge.
+	kept       []string
+	noLiveness bool
 }
 
 // violationReport is one distinct violation of a --keep-going run.
@@ -105,19 +115,21 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.StringArrayVar(&opts.scenarios, "scenario", nil, "built-in scenario to check (repeatable; default: all)")
 	flags.StringArrayVar(&opts.fixes, "fix", nil, "fix variant to apply (repeatable; 'none' = the real code alone; default: the real code and each of the scenario's fixes)")
 	flags.StringArrayVar(&opts.configs, "config", nil, "check the configuration in FILE: kvcheck's configuration text, or TensorRT-LLM LLM API options (YAML) with a kvcheck: section (repeatable)")
-	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth (default: the scenario's)")
-	flags.IntVar(&opts.maxStates, "max-states", defaultMaxStates, "maximum number of distinct states")
-	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "parallel expansion workers (results do not depend on it)")
+	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth, at least 1 (default: the scenario's)")
+	flags.IntVar(&opts.maxStates, "max-states", defaultMaxStates, "maximum number of distinct states (0: no bound but --max-memory)")
+	flags.IntVar(&opts.workers, "workers", defaultWorkers(), "parallel expansion workers (results do not depend on it)")
 	flags.BoolVar(&opts.keepGoing, "keep-going", false, "collect one shortest violation per invariant and raising function instead of stopping at the first")
 	flags.BoolVar(&opts.liveness, "liveness", true, "also report a livelock: a reachable state from which no run ends with every request finished (runs when the search is complete; --liveness=false to skip)")
 	addSymmetryFlag(flags, &opts.symmetry)
 	addPartialOrderFlag(flags, &opts.por)
 	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to follow a known leak to the crash it causes")
+	flags.StringArrayVar(&opts.skip, "skip-invariant", nil, "check every invariant but this one (repeatable), e.g. to look past a known crash for a livelock; a variant whose expected violation is left out is reported, not judged")
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per checked variant")
 	flags.StringVar(&opts.out, "out", "", "write each counterexample (and each fix replaying it) as a transcript in this directory and print its path")
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected (the plain model checker's exit)")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
+	flags.BoolVar(&opts.quiet, "quiet", false, "print only the outcome: one line when every verdict is as expected, else the verdicts that differ or are incomplete, each with its trace and reproduce line (no table, no --config mapping)")
 	flags.BoolVar(&opts.showProgress, "progress", false, "print a progress line on stderr every second (shown anyway when stderr is a terminal)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms (actions, branches of the real code, raises) the run exercised, and those it never reached")
 	addPressureFlags(flags, &opts.pressure)
@@ -129,8 +141,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck check: unexpected argument %s (scenarios are given with --scenario, files with --config)\n%s", quote(flags.Arg(0)), usageLine("check"))
 		return exitUsage
 	}
-	if opts.depth < 0 || opts.maxStates < 0 {
-		fmt.Fprintln(stderr, "kvcheck check: --depth and --max-states must not be negative")
+	if err := validateBounds(flags, opts.depth, opts.maxStates); err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
+		return exitUsage
+	}
+	if _, err := narrowInvariants(specInvariantNames(), opts.only, opts.skip); err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
 	}
 	if _, err := parseMemory(opts.maxMemory); err != nil {
@@ -145,7 +161,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if opts.json || opts.pressure.shard != "" {
 		derivation = stderr
 	}
-	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "check"}.variants(derivation)
+	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "check", opts.quiet}.variants(derivation)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
@@ -153,6 +169,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if !opts.pressure.on {
 		for i := range variants {
 			variants[i].pressure = nil
+		}
+	}
+	opts.rewriteLine = rewriteCommand(append([]string{"check"}, args...))
+	if opts.out != "" {
+		if err := preflightOut(opts.out, opts.rewrite, outPrefixes(variants), opts.rewriteLine); err != nil {
+			fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
+			return exitUsage
 		}
 	}
 	if err := opts.start(*cover, stderr); err != nil {
@@ -202,6 +225,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if opts.json {
 		opts.gate.printGate(stderr, "kvcheck check", reports)
+	} else if opts.quiet {
+		opts.gate.printGate(stdout, "kvcheck check", reports)
+		printViolations(stdout, notAsExpected(reports))
 	} else {
 		opts.gate.printGate(stdout, "kvcheck check", reports)
 		printTable(stdout, reports)
@@ -237,19 +263,16 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		sp.Cover = spec.NewCoverage() // for the scenario's reaches: alone
 	}
 	var checked model.Spec[spec.State, spec.Action] = sp
-	if len(opts.only) > 0 {
-		valid := map[string]bool{}
-		var names []string
-		for _, inv := range sp.Invariants() {
-			valid[inv.Name] = true
-			names = append(names, inv.Name)
-		}
-		for _, n := range opts.only {
-			if !valid[n] {
-				return checkReport{}, fmt.Errorf("unknown invariant %q; valid invariants: %s", n, strings.Join(names, ", "))
-			}
-		}
-		checked = model.OnlyInvariants(checked, opts.only)
+	var all []string
+	for _, inv := range sp.Invariants() {
+		all = append(all, inv.Name)
+	}
+	kept, err := narrowInvariants(all, opts.only, opts.skip)
+	if err != nil {
+		return checkReport{}, err
+	}
+	if kept != nil {
+		checked = model.OnlyInvariants(checked, kept)
 	}
 	maxMemory, _ := parseMemory(opts.maxMemory) // checked in runCheck
 	res := model.Check(checked, model.Options{
@@ -284,6 +307,8 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		Collision:   res.CollisionProbability,
 		Trace:       []string{},
 		Reproduce:   reproduceCommand(v, opts),
+		kept:        kept,
+		noLiveness:  !opts.liveness,
 	}
 	for _, g := range res.Goals {
 		r.Goals[g.Name] = g.Reached
@@ -393,6 +418,9 @@ func reproduceCommand(v variant, opts checkOptions) string {
 	for _, n := range opts.only {
 		parts = append(parts, "--invariant", n)
 	}
+	for _, n := range opts.skip {
+		parts = append(parts, "--skip-invariant", n)
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -410,10 +438,21 @@ func commandName() string {
 	return "kvcheck"
 }
 
+// notAsExpected are the reports whose verdict is not the one expected.
+func notAsExpected(reports []checkReport) []checkReport {
+	var out []checkReport
+	for _, r := range reports {
+		if !r.AsExpected {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // printTable prints one row per checked variant.
 func printTable(w io.Writer, reports []checkReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tFIXES\tRESULT\tINVARIANT\tEXPECTED\tSTEPS\tSTATES\tDEPTH\tCOMPLETE\tGOALS\tSECONDS")
+	fmt.Fprintln(tw, "SCENARIO\tFIXES\tRESULT\tINVARIANT\tEXPECTED\tSTEPS\tSTATES\tTRANSITIONS\tDEPTH\tCOMPLETE\tGOALS\tSECONDS")
 	for _, r := range reports {
 		fixes := strings.Join(r.Fixes, "+")
 		if fixes == "" {
@@ -433,11 +472,14 @@ func printTable(w io.Writer, reports []checkReport) {
 			}
 		}
 		expected := "as expected"
-		if !r.AsExpected {
+		switch {
+		case r.Unjudged != "":
+			expected = "not judged"
+		case !r.AsExpected:
 			expected = "expected " + r.Expected
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d/%d\t%.2f\n", r.Scenario, fixes, r.Result, invariant, expected, steps,
-			r.States, r.Depth, yesNo(r.Complete), reached, len(r.Goals), r.Seconds)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d/%d\t%.2f\n", r.Scenario, fixes, r.Result, invariant, expected, steps,
+			r.States, r.Transitions, r.Depth, yesNo(r.Complete), reached, len(r.Goals), r.Seconds)
 	}
 	tw.Flush()
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,66 +33,21 @@ func writeTranscripts(dir string, rewrite bool, variants []variant, reports []ch
 	if opts.json {
 		w = stderr
 	}
-	written, code := writeNewFiles(dir, rewrite, named, "kvcheck check", outCommand(opts, dir, true), w, stderr)
+	listed := w
+	if opts.quiet {
+		listed = io.Discard
+	}
+	written, code := writeNewFiles(dir, rewrite, named, "kvcheck check", opts.rewriteLine, listed, stderr)
 	if code != exitOK {
 		return code
+	}
+	if opts.quiet && len(written) > 0 {
+		fmt.Fprintf(w, "kvcheck check: wrote %d transcript(s) in %s\n", len(written), dir)
 	}
 	if rewrite {
 		reportStale(w, dir, variants, written)
 	}
 	return exitOK
-}
-
-// namedFile is a transcript to write: its file name, its bytes and an
-// optional summary printed after its path.
-type namedFile struct {
-	name, summary string
-	data          []byte
-}
-
-// writeNewFiles writes files into dir and prints each path on w. When a
-// file exists and rewrite is false it writes nothing, says so on stderr
-// (ending with the command that would rewrite them) and returns exitUsage:
-// nothing a user wrote is overwritten without being asked.
-func writeNewFiles(dir string, rewrite bool, files []namedFile, who, rewriteCommand string, w, stderr io.Writer) (map[string]bool, int) {
-	var existing []string
-	for _, f := range files {
-		path := filepath.Join(dir, f.name)
-		if _, err := os.Stat(path); err == nil {
-			existing = append(existing, path)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(stderr, "%s: --out: %v\n", who, err)
-			return nil, exitUsage
-		}
-	}
-	if len(existing) > 0 && !rewrite {
-		shown := existing
-		if len(shown) > 3 {
-			shown = append(shown[:3:3], "...")
-		}
-		fmt.Fprintf(stderr, "%s: --out: %d transcript(s) already exist (%s); nothing was written. Pass --rewrite to replace them, then review the diff\nreproduce: %s\n",
-			who, len(existing), strings.Join(shown, ", "), rewriteCommand)
-		return nil, exitUsage
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "%s: --out: %v\n", who, err)
-		return nil, exitUsage
-	}
-	written := map[string]bool{}
-	for _, f := range files {
-		path := filepath.Join(dir, f.name)
-		if err := writeFileAtomic(path, f.data, 0o644); err != nil {
-			fmt.Fprintf(stderr, "%s: --out: %v\nreproduce: %s\n", who, err, rewriteCommand)
-			return nil, exitUsage
-		}
-		written[f.name] = true
-		if f.summary != "" {
-			fmt.Fprintf(w, "wrote %s (%s)\n", path, f.summary)
-		} else {
-			fmt.Fprintf(w, "wrote %s\n", path)
-		}
-	}
-	return written, exitOK
 }
 
 // reportStale names transcripts in dir of the checked scenarios that this
@@ -147,7 +100,7 @@ func foundFromReports(variants []variant, reports []checkReport) []counterexampl
 		}
 		sort.Strings(f.MissedGoals)
 		violations := r.Violations
-		if len(violations) == 0 && r.Result != "ok" && r.Invariant != unreachedGoal {
+		if len(violations) == 0 && r.Result == "violation" && r.Invariant != unreachedGoal {
 			violations = []violationReport{{Invariant: r.Invariant, Message: r.Message, actions: r.actions, cycle: r.cycle}}
 		}
 		for _, viol := range violations {
@@ -158,24 +111,12 @@ func foundFromReports(variants []variant, reports []checkReport) []counterexampl
 	return found
 }
 
-// outCommand is the check command with --out (and --rewrite).
-func outCommand(opts checkOptions, dir string, rewrite bool) string {
-	parts := []string{commandName(), "check"}
-	for _, s := range opts.scenarios {
-		parts = append(parts, "--scenario", s)
+// outPrefixes are the beginnings of the names of every transcript check
+// or fuzz --out may write for variants.
+func outPrefixes(variants []variant) []string {
+	var out []string
+	for _, v := range variants {
+		out = append(out, outPrefix(v.scenario.Name, fixesLabel(v.fixes), ""))
 	}
-	for _, f := range opts.fixes {
-		parts = append(parts, "--fix", f)
-	}
-	if opts.depth != 0 {
-		parts = append(parts, "--depth", fmt.Sprint(opts.depth))
-	}
-	if opts.keepGoing {
-		parts = append(parts, "--keep-going")
-	}
-	parts = append(parts, "--out", dir)
-	if rewrite {
-		parts = append(parts, "--rewrite")
-	}
-	return strings.Join(parts, " ")
+	return out
 }

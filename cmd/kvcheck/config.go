@@ -1,8 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +19,8 @@ type selection struct {
 	scenarios, fixes, configs []string
 	// command is the subcommand ("check", "fuzz"), for reproduce lines.
 	command string
+	// quiet prints a --config file's warnings but not its mapping.
+	quiet bool
 }
 
 // variants expands a selection: the built-in scenarios named (all of them
@@ -32,6 +37,9 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 		pressure *configfile.Pressure
 	}
 	var sources []source
+	if err := oneStdin(s.configs); err != nil {
+		return nil, err
+	}
 	for _, name := range s.scenarios {
 		sc, err := lookupScenario(name)
 		if err != nil {
@@ -40,11 +48,15 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 		sources = append(sources, source{sc: sc})
 	}
 	for _, path := range s.configs {
-		f, err := configfile.Load(path)
+		f, err := loadConfig(path)
 		if err != nil {
 			return nil, fmt.Errorf("--config: %v\nreproduce: %s %s --config %s", err, commandName(), s.command, path)
 		}
-		printDerivation(w, f)
+		if s.quiet {
+			printWarnings(w, f)
+		} else {
+			printDerivation(w, f)
+		}
 		sources = append(sources, source{sc: f.Scenario, path: path, pressure: f.Pressure})
 	}
 	if len(s.scenarios) == 0 && len(s.configs) == 0 {
@@ -120,7 +132,10 @@ func fixesBelong(fixes spec.Fixes, scenarios []*spec.Scenario) error {
 }
 
 // printDerivation prints how a --config file became the configuration
-// checked: each option, the settings it gave and why, then the warnings.
+// checked: each option, the settings it gave and why, in the order of the
+// file's lines (the derivation's own order among those of one line), the
+// settings no line of the file gave (defaults) after them, then the
+// warnings.
 func printDerivation(w io.Writer, f *configfile.File) {
 	fmt.Fprintf(w, "kvcheck: %s (%s) is checked as scenario %s", f.Path, f.Kind, f.Scenario.Name)
 	if len(f.Mapping) == 0 {
@@ -128,7 +143,9 @@ func printDerivation(w io.Writer, f *configfile.File) {
 	} else {
 		fmt.Fprintln(w, ", scaled down as follows:")
 	}
-	for _, m := range f.Mapping {
+	mapping := slices.Clone(f.Mapping)
+	slices.SortStableFunc(mapping, func(a, b configfile.Mapping) int { return cmp.Compare(fileOrder(a.Line), fileOrder(b.Line)) })
+	for _, m := range mapping {
 		where := "  -"
 		if m.Line > 0 {
 			where = fmt.Sprintf("  line %d", m.Line)
@@ -145,6 +162,11 @@ func printDerivation(w io.Writer, f *configfile.File) {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
+	printWarnings(w, f)
+}
+
+// printWarnings prints a --config file's warnings.
+func printWarnings(w io.Writer, f *configfile.File) {
 	for _, warn := range f.Warnings {
 		fmt.Fprintf(w, "kvcheck: warning: %s: %s\n", f.Path, warn)
 	}
@@ -155,6 +177,15 @@ func printDerivation(w io.Writer, f *configfile.File) {
 		}
 		fmt.Fprintf(w, "  an ok needs some configuration to reach each of: %s\n", strings.Join(p.Goals, ", "))
 	}
+}
+
+// fileOrder sorts a mapping's line: lines of the file first, in order,
+// then the settings no line gave (line 0).
+func fileOrder(line int) int {
+	if line <= 0 {
+		return math.MaxInt
+	}
+	return line
 }
 
 // lookupScenario is spec.LookupScenario with an error that quotes a

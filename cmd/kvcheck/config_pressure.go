@@ -108,7 +108,7 @@ func (pr *pressureRun) space(v variant) (*sweepSpace, error) {
 	if err := pr.openCache(); err != nil {
 		return nil, err
 	}
-	return newSweepSpace(sweepVariant{scenario: v.scenario, path: v.configPath, ranges: v.pressure.Ranges}, nil)
+	return newSweepSpace(sweepVariant{scenario: v.scenario, path: v.configPath, ranges: v.pressure.Ranges}, nil, time.Time{}, pr.opts.interrupt.stopped)
 }
 
 // run sweeps v's space and folds the records; emit, when not nil, gets

@@ -77,7 +77,10 @@ func TestReplayMalformedExits2(t *testing.T) {
 
 // TestCheckOutWritesTranscriptsAndNeverOverwrites: --out writes the
 // counterexample and one transcript per closing fix, prints each path,
-// refuses to touch them on a second run, and replaces them with --rewrite.
+// refuses to touch them on a second run before searching (suggesting the
+// whole command line with --rewrite), replaces a transcript kvcheck wrote
+// with --rewrite, and never a hand-written file that has a transcript's
+// name, even with --rewrite.
 func TestCheckOutWritesTranscriptsAndNeverOverwrites(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errOut := runKvcheck("check", "--scenario", "draft-admission", "--out", dir)
@@ -96,19 +99,30 @@ func TestCheckOutWritesTranscriptsAndNeverOverwrites(t *testing.T) {
 		}
 	}
 	marker := filepath.Join(dir, names[0])
-	os.WriteFile(marker, []byte("# my notes\n"), 0o644)
-	code, _, errOut = runKvcheck("check", "--scenario", "draft-admission", "--out", dir)
-	if code != exitUsage || !strings.Contains(errOut, "already exist") || !strings.Contains(errOut, "--rewrite") {
-		t.Errorf("second run: exit %d\n%s", code, errOut)
+	edited, _ := os.ReadFile(marker)
+	edited = bytes.Replace(edited, []byte("arrive req=1"), []byte("arrive req=1 # edited"), 1)
+	os.WriteFile(marker, edited, 0o644)
+	code, out, errOut = runKvcheck("check", "--scenario", "draft-admission", "--max-states", "100000", "--out", dir)
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "already exist") || !strings.Contains(errOut, "nothing was searched") ||
+		!strings.Contains(errOut, "reproduce: go run ./cmd/kvcheck check --scenario draft-admission --max-states 100000 --out "+dir+" --rewrite\n") {
+		t.Errorf("second run: exit %d\n%s%s", code, out, errOut)
 	}
-	if got, _ := os.ReadFile(marker); string(got) != "# my notes\n" {
+	if got, _ := os.ReadFile(marker); !bytes.Equal(got, edited) {
 		t.Errorf("a second run without --rewrite changed %s", marker)
 	}
 	if code, out, errOut := runKvcheck("check", "--scenario", "draft-admission", "--out", dir, "--rewrite"); code != exitOK || !strings.Contains(out, "wrote "+marker) {
 		t.Errorf("--rewrite: exit %d\n%s%s", code, out, errOut)
 	}
-	if got, _ := os.ReadFile(marker); !bytes.HasPrefix(got, []byte("# draft-admission (real code)")) {
+	if got, _ := os.ReadFile(marker); !bytes.HasPrefix(got, []byte("# draft-admission (real code)")) || bytes.Contains(got, []byte("# edited")) {
 		t.Errorf("--rewrite left %q", got)
+	}
+	os.WriteFile(marker, []byte("# my notes\n"), 0o644)
+	code, out, errOut = runKvcheck("check", "--scenario", "draft-admission", "--out", dir, "--rewrite")
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "was not written by kvcheck") || !strings.Contains(errOut, "nothing was searched") {
+		t.Errorf("--rewrite over a hand-written file: exit %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(marker); string(got) != "# my notes\n" {
+		t.Errorf("--rewrite replaced the hand-written %s", marker)
 	}
 }
 
@@ -183,5 +197,22 @@ func TestLinAcceptsEmittedAndRejectsCorrupted(t *testing.T) {
 	os.WriteFile(missing, []byte(`{"kvcheck_history": 1, "scenario": "draft-admission"}`+"\n"+`{"rank":0,"pool":"draft","request":1,"op":"resume","result":{"ok":true},"return":2}`+"\n"), 0o644)
 	if code, _, errOut := runKvcheck("lin", missing); code != exitUsage || !strings.Contains(errOut, missing+`:2: missing "call"`) {
 		t.Errorf("missing field: exit %d %s", code, errOut)
+	}
+}
+
+// TestExplainNamesAConfigScenario: the page of a --config check's
+// transcript is titled with the file's scenario, not "custom".
+func TestExplainNamesAConfigScenario(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errOut := runKvcheck("check", "--config", "../../docs/examples/seed000-deployment.yaml", "--fix", "none", "--out", dir); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	page := filepath.Join(dir, "page.html")
+	if code, out, errOut := runKvcheck("explain", filepath.Join(dir, "seed000-deployment.real-code.no-crash-on-refusal.txt"), "--html", page); code != exitOK {
+		t.Fatalf("explain: exit %d\n%s%s", code, out, errOut)
+	}
+	html, _ := os.ReadFile(page)
+	if !bytes.Contains(html, []byte("Scenario <b>seed000-deployment</b>")) || bytes.Contains(html, []byte("custom")) {
+		t.Errorf("the page does not name scenario seed000-deployment:\n%.600s", html)
 	}
 }

@@ -26,7 +26,8 @@ func TestEverySubcommandHelp(t *testing.T) {
 }
 
 // TestRunFlagsValidatedAlike: check and fuzz reject the same bad flags
-// the same way, before any search.
+// the same way, before any search, quoting a bounded prefix of what was
+// typed (in the error and in the reproduce line that ends it).
 func TestRunFlagsValidatedAlike(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
@@ -46,7 +47,7 @@ func TestRunFlagsValidatedAlike(t *testing.T) {
 	for _, cmd := range []string{"check", "fuzz"} {
 		for _, tt := range tests {
 			code, out, errOut := runKvcheck(append([]string{cmd}, tt.args...)...)
-			if code != exitUsage || !strings.Contains(errOut, tt.want) || out != "" || len(errOut) > 600 {
+			if code != exitUsage || !strings.Contains(errOut, tt.want) || out != "" || len(errOut) > 1000 || !strings.Contains(errOut, "\nreproduce: ") {
 				t.Errorf("%s %v: exit %d, stdout %q, stderr %q; want 2 and %q", cmd, tt.args, code, out, errOut, tt.want)
 			}
 		}

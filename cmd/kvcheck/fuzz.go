@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -26,7 +25,9 @@ type fuzzOptions struct {
 	json      bool
 	out       string // --out DIR: write each shrunk counterexample as a transcript (fuzz_out.go)
 	rewrite   bool   // --rewrite: let --out replace existing transcripts
-	runHooks         // --expect, --cover, interrupts and --progress (runhooks.go)
+	// rewriteLine is the command line typed, with --rewrite (check.go).
+	rewriteLine string
+	runHooks    // --expect, --cover, interrupts and --progress (runhooks.go)
 	// share is the current variant's share of the --time budget.
 	share time.Duration
 }
@@ -73,13 +74,14 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	flags.Uint64Var(&opts.seed, "seed", 0, "seed of every random choice (default: a new one, printed)")
 	flags.DurationVar(&opts.duration, "time", defaultFuzzTime, "time budget of the whole run, shared out between the variants: each gets an equal part of what is left (0: none, then --walks bounds each variant)")
 	flags.IntVar(&opts.walks, "walks", 0, "walk budget per variant (0: none)")
-	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "walking goroutines (a run is reproducible for a given --seed and --workers)")
+	flags.IntVar(&opts.workers, "workers", defaultWorkers(), "walking goroutines (a run is reproducible for a given --seed and --workers)")
 	flags.BoolVar(&opts.swarm, "swarm", false, "swarm mode: each walk weights the classes of action its own way, switching some off")
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per fuzzed variant")
 	flags.StringVar(&opts.out, "out", "", "write each shrunk counterexample (and its reduced configuration) as a transcript in this directory and print its path")
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
 	flags.BoolVar(&opts.gate.anyViolation, "any-violation", false, "exit 1 on any violation, whatever is expected")
 	flags.StringVar(&opts.expect, "expect", "", "file of SCENARIO FIXES VERDICT lines overriding the verdicts the scenarios expect")
+	flags.BoolVar(&opts.quiet, "quiet", false, "print only the outcome: one line when every verdict is as expected, else the verdicts that differ or are incomplete, each violation with its trace and reproduce line")
 	flags.BoolVar(&opts.showProgress, "progress", false, "print a progress line on stderr every second (shown anyway when stderr is a terminal)")
 	sweepRandom := flags.Bool("sweep", false, "walk random configurations around each scenario's, beyond any sweep's bounds: --walks per configuration (default 64) until --time; reports the smallest violating one (fuzz_sweep.go)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms the walks exercised, and those they never reached")
@@ -109,15 +111,29 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	if opts.json {
 		derivation = stderr
 	}
-	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "fuzz"}.variants(derivation)
+	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "fuzz", opts.quiet}.variants(derivation)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage
 	}
+	opts.rewriteLine = rewriteCommand(append([]string{"fuzz"}, args...))
+	if opts.out != "" {
+		prefixes := outPrefixes(variants)
+		if *sweepRandom {
+			prefixes = nil
+			for _, v := range variants {
+				prefixes = append(prefixes, outPrefix(v.scenario.Name, fixesLabel(v.fixes), "fuzz-sweep."))
+			}
+		}
+		if err := preflightOut(opts.out, opts.rewrite, prefixes, opts.rewriteLine); err != nil {
+			fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
+			return exitUsage
+		}
+	}
 	if *sweepRandom {
 		return runFuzzSweep(opts, variants, stdout, stderr)
 	}
-	if !opts.json {
+	if !opts.json && !opts.quiet {
 		fmt.Fprintf(stdout, "kvcheck fuzz: seed %d, %d worker(s), %s, %s walks\n",
 			opts.seed, opts.workers, budgetText(opts), walkKind(opts.swarm))
 	}
@@ -156,7 +172,9 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, string(line))
 			continue
 		}
-		printFuzzSummary(stdout, r)
+		if !opts.quiet {
+			printFuzzSummary(stdout, r)
+		}
 	}
 	if opts.interrupt.stopped() {
 		w := stdout
@@ -168,10 +186,14 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	if opts.json {
 		opts.gate.printGate(stderr, "kvcheck fuzz", reports)
 	} else {
-		fmt.Fprintln(stdout)
+		if !opts.quiet {
+			fmt.Fprintln(stdout)
+		}
 		opts.gate.printGate(stdout, "kvcheck fuzz", reports)
 		for _, r := range failed {
-			printFuzzViolation(stdout, r)
+			if !opts.quiet || !r.AsExpected {
+				printFuzzViolation(stdout, r)
+			}
 		}
 	}
 	if opts.coverage != nil {
@@ -195,9 +217,11 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 		return fuzzReport{}, err
 	}
 	sp.Cover = opts.coverage.sink()
+	var growth stateGrowth
 	res := fuzz.Run(sp, fuzz.Options{Seed: opts.seed, Workers: opts.workers, Walks: opts.walks, Duration: opts.share, Swarm: opts.swarm,
 		Stop: opts.interrupt.stopped,
 		Progress: func(p fuzz.Progress) {
+			growth.round(p)
 			opts.progress.update(func(elapsed time.Duration) string {
 				return fmt.Sprintf("%d walks, %d distinct states, %d states/s, longest path %d, %.1fs of %s", p.Walks, p.States, perSecond(p.States, elapsed), p.Depth, elapsed.Seconds(), opts.share.Round(time.Millisecond))
 			})
@@ -256,7 +280,38 @@ func fuzzVariant(v variant, opts fuzzOptions) (fuzzReport, error) {
 			r.Message += fmt.Sprintf("; goal %s (%s) was never reached", g.Name, g.Doc)
 		}
 	}
+	if hint := growth.stalled(res.Walks, res.States); hint != "" && !res.Interrupted {
+		r.Message += "; " + hint + ": " + strings.Join(variantCommand("check", v), " ")
+	}
 	return r, nil
+}
+
+// stateGrowth follows the distinct states a fuzz run reaches, round by
+// round, to tell a run that spent its budget on a space it had already
+// covered: one that kvcheck check can exhaust, and so prove.
+type stateGrowth struct {
+	states, walks int // at the last round that found a new state
+}
+
+// round takes a round's progress.
+func (g *stateGrowth) round(p fuzz.Progress) {
+	if p.States > g.states {
+		g.states, g.walks = p.States, p.Walks
+	}
+}
+
+// minStalledWalks is how many walks a run takes before stalled may call
+// its space covered.
+const minStalledWalks = 1000
+
+// stalled says, when the run's last new state came in the first half of
+// its walks (and it walked at least minStalledWalks), that the space
+// stopped growing and is worth exhausting; "" otherwise.
+func (g *stateGrowth) stalled(walks, states int) string {
+	if walks < minStalledWalks || states > g.states || g.walks > walks/2 {
+		return ""
+	}
+	return fmt.Sprintf("the walks found no new state after walk %d of %d (%d distinct states), so the space looks small enough to exhaust and prove with", g.walks, walks, states)
 }
 
 // configChanges lists the settings of reduced that differ from base, as

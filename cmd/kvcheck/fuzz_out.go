@@ -45,15 +45,18 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 			files = append(files, namedFile{name: reducedName, data: data})
 		}
 	}
-	command := commandName() + " fuzz"
-	if len(failed) > 0 {
-		command = failed[0].Reproduce
-	}
 	w := stdout
 	if opts.json {
 		w = stderr
 	}
-	_, code := writeNewFiles(opts.out, opts.rewrite, files, "kvcheck fuzz", command+" --out "+opts.out+" --rewrite", w, stderr)
+	listed := w
+	if opts.quiet {
+		listed = io.Discard
+	}
+	written, code := writeNewFiles(opts.out, opts.rewrite, files, "kvcheck fuzz", opts.rewriteLine, listed, stderr)
+	if opts.quiet && len(written) > 0 {
+		fmt.Fprintf(w, "kvcheck fuzz: wrote %d transcript(s) in %s\n", len(written), opts.out)
+	}
 	return code
 }
 

@@ -101,7 +101,7 @@ func runFuzzSweep(opts fuzzOptions, variants []variant, stdout, stderr io.Writer
 		if opts.json {
 			w = stderr
 		}
-		if _, code := writeNewFiles(opts.out, opts.rewrite, files, "kvcheck fuzz", commandName()+" fuzz --sweep --out "+opts.out+" --rewrite", w, stderr); code != exitOK {
+		if _, code := writeNewFiles(opts.out, opts.rewrite, files, "kvcheck fuzz", opts.rewriteLine, w, stderr); code != exitOK {
 			return code
 		}
 	}
@@ -110,7 +110,7 @@ func runFuzzSweep(opts fuzzOptions, variants []variant, stdout, stderr io.Writer
 
 // fuzzSweepVariant walks random configurations of v until the deadline.
 func fuzzSweepVariant(v variant, seed uint64, walks int, deadline time.Time) fuzzSweepReport {
-	r := fuzzSweepReport{Scenario: v.scenario.Name, Fixes: v.fixes.Names(), Result: "ok", Seed: seed}
+	r := fuzzSweepReport{Scenario: v.scenario.Name, Fixes: v.fixes.Names(), Result: verdictIncomplete, Seed: seed}
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	var best *fuzzSweepFind
 	for draw := 1; time.Now().Before(deadline); draw++ {

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,9 +16,18 @@ import (
 )
 
 // TestMain lets a test run kvcheck as a process of its own: the test
-// binary, started with KVCHECK_TEST_MAIN=1, is kvcheck.
+// binary, started with KVCHECK_TEST_MAIN=1, is kvcheck; with
+// KVCHECK_TEST_FSIZE=N too, it runs with its files limited to N bytes (a
+// full disk, RLIMIT_FSIZE).
 func TestMain(m *testing.M) {
 	if os.Getenv("KVCHECK_TEST_MAIN") == "1" {
+		if n, err := strconv.ParseUint(os.Getenv("KVCHECK_TEST_FSIZE"), 10, 64); err == nil {
+			signal.Ignore(syscall.SIGXFSZ)
+			limit := syscall.Rlimit{Cur: n, Max: n}
+			if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
+				os.Exit(99)
+			}
+		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -27,6 +27,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kvcheck merge: expected the shards' result files (kvcheck sweep --shard i/n > FILE)")
 		return exitUsage
 	}
+	if err := validateRunFlags(1, out, rewrite); err != nil {
+		fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
+		return exitUsage
+	}
 	type group struct {
 		parts []sweep.Part
 	}
@@ -81,7 +85,18 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	// The same order as one run: the scenario's variants in check's order.
 	slices.SortStableFunc(results, func(a, b sweepResult) int { return variantRank(a) - variantRank(b) })
-	return reportSweep(results, asJSON, out, rewrite, "kvcheck merge", stdout, stderr)
+	rewriteLine := rewriteCommand(append([]string{"merge"}, args...))
+	if out != "" {
+		var prefixes []string
+		for _, r := range results {
+			prefixes = append(prefixes, outPrefix(r.header.Scenario, fixesLabel(r.variant.Fixes), "sweep."))
+		}
+		if err := preflightOut(out, rewrite, prefixes, rewriteLine); err != nil {
+			fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
+			return exitUsage
+		}
+	}
+	return reportSweep(results, asJSON, out, rewrite, rewriteLine, "kvcheck merge", stdout, stderr)
 }
 
 // variantRank orders merged variants as selectVariants does: scenarios in

@@ -21,13 +21,14 @@ type progressLine struct {
 	shown    bool
 }
 
-// progressDelay is how long a variant runs before its progress shows.
-const progressDelay = time.Second
+// progressDelay is how long a variant runs before its progress shows (a
+// variable so a test need not wait).
+var progressDelay = time.Second
 
 // newProgress reports on stderr when it is a terminal or forced is set.
 func newProgress(stderr io.Writer, forced bool) *progressLine {
 	p := &progressLine{w: stderr, enabled: forced}
-	if f, ok := stderr.(*os.File); ok {
+	if f, ok := underlying(stderr).(*os.File); ok {
 		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
 			p.enabled, p.terminal = true, true
 		}

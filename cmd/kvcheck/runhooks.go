@@ -17,6 +17,9 @@ type runHooks struct {
 	interrupt    *interrupter
 	showProgress bool
 	progress     *progressLine
+	// quiet (--quiet) prints only the outcome: the verdicts that differ or
+	// are incomplete, with what shows them, and the reproduce lines.
+	quiet bool
 }
 
 // start reads --expect, makes the coverage sink when cover is set, then

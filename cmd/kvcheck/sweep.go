@@ -4,11 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,8 +27,9 @@ type sweepOptions struct {
 	depth     int
 	maxStates int
 	liveness  bool
-	symmetry  bool // --symmetry (symmetry.go)
-	only      []string
+	symmetry  bool     // --symmetry (symmetry.go)
+	only      []string // --invariant
+	skip      []string // --skip-invariant
 	keepGoing bool
 	workers   int
 	shard     string
@@ -37,6 +39,7 @@ type sweepOptions struct {
 	json      bool
 	out       string
 	rewrite   bool
+	progress  bool // --progress (progress.go)
 }
 
 // defaultSweepMaxStates bounds each configuration's search in a sweep.
@@ -49,13 +52,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.StringArrayVar(&opts.fixes, "fix", nil, "fix variant to apply (repeatable; 'none' = the real code alone; default: the real code and each of the scenario's fixes)")
 	flags.StringArrayVar(&opts.ranges, "range", nil, "KEY=VALUES range replacing the scenario's default for KEY, e.g. target_blocks=4..8, version=all, requests=1..3 (repeatable; see docs/sweep.md)")
 	flags.StringArrayVar(&opts.configs, "config", nil, "sweep around the configuration in FILE (kvcheck's configuration text with `sweep KEY=VALUES ...` lines, or YAML with a kvcheck: section whose sweep: maps keys to values; repeatable)")
-	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth per configuration (default: the scenario's)")
-	flags.IntVar(&opts.maxStates, "max-states", defaultSweepMaxStates, "maximum distinct states per configuration")
+	flags.IntVar(&opts.depth, "depth", 0, "maximum search depth per configuration, at least 1 (default: the scenario's)")
+	flags.IntVar(&opts.maxStates, "max-states", defaultSweepMaxStates, "maximum distinct states per configuration (0: no bound)")
 	flags.BoolVar(&opts.liveness, "liveness", true, "also look for livelocks on each complete search")
 	addSymmetryFlag(flags, &opts.symmetry)
 	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to look past a livelock for a crash")
+	flags.StringArrayVar(&opts.skip, "skip-invariant", nil, "check every invariant but this one (repeatable)")
 	flags.BoolVar(&opts.keepGoing, "keep-going", false, "check every configuration, not only up to the smallest counterexample's size class")
-	flags.IntVar(&opts.workers, "workers", runtime.NumCPU(), "configurations checked in parallel (results do not depend on it)")
+	flags.IntVar(&opts.workers, "workers", defaultWorkers(), "configurations checked in parallel (results do not depend on it)")
 	flags.StringVar(&opts.shard, "shard", "", "i/n: check only shard i of n (deterministic partition) and print its results as JSON lines for kvcheck merge")
 	flags.DurationVar(&opts.budget, "time", 0, "time budget for the whole sweep (0: none); past it the report says incomplete and the exit status is 3")
 	flags.StringVar(&opts.cacheDir, "cache", defaultCacheDir(), "results cache directory (results are keyed by configuration, variant and a hash of the spec and engine)")
@@ -63,6 +67,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per variant")
 	flags.StringVar(&opts.out, "out", "", "write each variant's smallest counterexample as a transcript in this directory")
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
+	flags.BoolVar(&opts.progress, "progress", false, "print a progress line on stderr every second: the variant, configurations checked, elapsed (shown anyway when stderr is a terminal)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms the checked configurations exercised, and those never reached (checks every configuration afresh: cached results carry no coverage)")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
@@ -71,8 +76,12 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck sweep: unexpected argument %s (scenarios are given with --scenario)\n", quote(flags.Arg(0)))
 		return exitUsage
 	}
-	if opts.depth < 0 || opts.maxStates < 0 || opts.budget < 0 || opts.workers < 1 {
-		fmt.Fprintln(stderr, "kvcheck sweep: --depth, --max-states and --time must not be negative, --workers at least 1")
+	if err := validateBounds(flags, opts.depth, opts.maxStates); err != nil {
+		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+		return exitUsage
+	}
+	if opts.budget < 0 {
+		fmt.Fprintf(stderr, "kvcheck sweep: --time must not be negative, got %s\n", opts.budget)
 		return exitUsage
 	}
 	var shard sweep.Shard
@@ -88,9 +97,32 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 		return exitUsage
 	}
+	if err := validateRunFlags(opts.workers, opts.out, opts.rewrite); err != nil {
+		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+		return exitUsage
+	}
+	rewriteLine := rewriteCommand(append([]string{"sweep"}, args...))
+	if opts.out != "" {
+		var prefixes []string
+		for _, v := range variants {
+			prefixes = append(prefixes, outPrefix(v.scenario.Name, fixesLabel(v.fixes), "sweep."))
+		}
+		if err := preflightOut(opts.out, opts.rewrite, prefixes, rewriteLine); err != nil {
+			fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+			return exitUsage
+		}
+	}
 	if err := sweep.CheckInvariantNames(opts.only); err != nil {
 		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 		return exitUsage
+	}
+	if len(opts.skip) > 0 {
+		kept, err := narrowInvariants(specInvariantNames(), opts.only, opts.skip)
+		if err != nil {
+			fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+			return exitUsage
+		}
+		opts.only = kept
 	}
 	var coverage *coverage
 	if *cover {
@@ -115,6 +147,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if opts.budget > 0 {
 		run.Deadline = start.Add(opts.budget)
 	}
+	interrupt := watchInterrupts()
+	defer interrupt.release()
+	run.Stop = interrupt.stopped
+	progress := newProgress(stderr, opts.progress)
 	// Spaces are per scenario; enumerate each once.
 	spaces := map[string]*sweepSpace{}
 	var results []sweepResult
@@ -129,10 +165,20 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	checkedNow, reused := 0, 0
 	for _, v := range variants {
+		if interrupt.stopped() {
+			break
+		}
 		sp, ok := spaces[v.key()]
 		if !ok {
-			if sp, err = newSweepSpace(v, opts.ranges); err != nil {
+			if sp, err = newSweepSpace(v, opts.ranges, run.Deadline, interrupt.stopped); err != nil {
+				if interrupt.stopped() {
+					break
+				}
 				fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+				if !run.Deadline.IsZero() && time.Now().After(run.Deadline) {
+					fmt.Fprintf(stderr, "reproduce: %s\n", commandLine(append([]string{"sweep"}, args...)))
+					return exitIncomplete
+				}
 				return exitUsage
 			}
 			spaces[v.key()] = sp
@@ -144,7 +190,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		header.ConfigFile = v.path
 		part := sweep.Part{Header: header}
 		run.Cover = coverage.sink()
-		cached := sweep.Run(sv, sp.configs, run, func(r sweep.Record) { part.Records = append(part.Records, r) })
+		progress.begin(fmt.Sprintf("kvcheck sweep %s (%s)", v.scenario.Name, v.fixes.Label()))
+		cached := sweep.Run(sv, sp.configs, run, func(r sweep.Record) {
+			part.Records = append(part.Records, r)
+			progress.update(func(elapsed time.Duration) string {
+				return fmt.Sprintf("%d of %d configurations, %d configurations/s, %.1fs", len(part.Records), len(sp.configs), perSecond(len(part.Records), elapsed), elapsed.Seconds())
+			})
+		})
+		progress.end()
 		coverage.add(v.scenario.Name, run.Cover)
 		checkedNow += len(part.Records) - cached
 		reused += cached
@@ -156,7 +209,18 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		rep, err := foldAndAnnotate([]sweep.Part{part}, cache)
+		var rep sweep.Report
+		if interrupt.stopped() {
+			// No seed check after an interrupt: report what was checked.
+			rep, err = sweep.Fold([]sweep.Part{part})
+			rep.Seed, rep.Reproduce = "not checked (interrupted)", sweepCommand(part.Header)
+			rep.Finding = fmt.Sprintf("interrupted by %s: no violation in the %d of %d configurations checked", interrupt.signalName(), rep.Configurations, rep.Needed)
+			if s := rep.Smallest; s != nil {
+				rep.Finding = fmt.Sprintf("interrupted by %s; so far configuration #%d (%s) breaks %s after %d steps", interrupt.signalName(), s.Index, s.Size(), s.Invariant, s.Steps)
+			}
+		} else {
+			rep, err = foldAndAnnotate([]sweep.Part{part}, cache)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 			return exitUsage
@@ -164,12 +228,25 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		results = append(results, sweepResult{rep, sv, part.Header, pressureGoalsMissing(rep, v.file)})
 	}
 	elapsed := time.Since(start)
+	if interrupt.stopped() {
+		kept := "no results cache (--no-cache), so a rerun checks them again"
+		if cache != nil {
+			kept = fmt.Sprintf("their results are stored in the cache %s, so the same command continues from there", cache.Dir())
+		}
+		fmt.Fprintf(info, "kvcheck sweep: interrupted by %s after %.1fs: %d configurations checked now, %d reused from the cache, in %d of %d variants; %s\n",
+			interrupt.signalName(), elapsed.Seconds(), checkedNow, reused, len(results), len(variants), kept)
+	}
 	if records != nil {
 		fmt.Fprintf(info, "kvcheck sweep: shard %s: %d configurations checked, %d from the cache, in %.1fs; fold the shards with kvcheck merge\n",
 			shard, checkedNow, reused, elapsed.Seconds())
+		if interrupt.stopped() {
+			return exitInterrupted
+		}
 		return exitOK
 	}
-	if cache != nil {
+	if interrupt.stopped() {
+		// Said above.
+	} else if cache != nil {
 		if checkedNow == 0 && reused > 0 {
 			fmt.Fprintf(info, "warm cache: all %d results reused from %s, nothing rechecked (%.2fs)\n", reused, cache.Dir(), elapsed.Seconds())
 		} else {
@@ -178,9 +255,12 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(info, "%d configurations checked in %.1fs\n", checkedNow, elapsed.Seconds())
 	}
-	status := reportSweep(results, opts.json, opts.out, opts.rewrite, "kvcheck sweep", stdout, stderr)
+	status := reportSweep(results, opts.json, opts.out, opts.rewrite, rewriteLine, "kvcheck sweep", stdout, stderr)
 	if coverage != nil {
 		coverage.print(stdout, opts.json, commandName()+" sweep "+strings.Join(args, " "))
+	}
+	if interrupt.stopped() && status != exitUsage {
+		return exitInterrupted
 	}
 	return status
 }
@@ -227,8 +307,11 @@ func sweepVariants(opts sweepOptions) ([]sweepVariant, error) {
 		}
 		sources = append(sources, src)
 	}
+	if err := oneStdin(opts.configs); err != nil {
+		return nil, err
+	}
 	for _, path := range opts.configs {
-		f, err := configfile.Load(path)
+		f, err := loadConfig(path)
 		if err != nil {
 			return nil, fmt.Errorf("--config: %v", err)
 		}
@@ -285,7 +368,7 @@ func sweepVariants(opts sweepOptions) ([]sweepVariant, error) {
 // newSweepSpace builds the space of a variant's scenario: its
 // configuration under its ranges (the file's, or the built-in scenario's
 // defaults), each replaced by a --range of the same key.
-func newSweepSpace(v sweepVariant, flagRanges []string) (*sweepSpace, error) {
+func newSweepSpace(v sweepVariant, flagRanges []string, deadline time.Time, stop func() bool) (*sweepSpace, error) {
 	base := v.scenario.Config
 	type src struct {
 		text  string
@@ -324,7 +407,7 @@ func newSweepSpace(v sweepVariant, flagRanges []string) (*sweepSpace, error) {
 	if err != nil {
 		return nil, err
 	}
-	configs, stats, err := cs.Enumerate()
+	configs, stats, err := enumerateWithin(cs, deadline, stop)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", v.scenario.Name, err)
 	}
@@ -332,6 +415,23 @@ func newSweepSpace(v sweepVariant, flagRanges []string) (*sweepSpace, error) {
 		return nil, fmt.Errorf("%s: no valid configuration in the ranges (%d combinations, all invalid: pools must hold the longest request, see Config.Validate)", v.scenario.Name, stats.Combinations)
 	}
 	return &sweepSpace{base: base, ranges: cs.Ranges(), configs: configs, stats: stats}, nil
+}
+
+// enumerateWithin is cs.Enumerate bounded by the sweep's --time deadline
+// (zero: none) and its interrupt: a space that takes long to enumerate
+// ends the sweep at its budget instead of ignoring it.
+func enumerateWithin(cs *spec.ConfigSpace, deadline time.Time, stop func() bool) ([]spec.SpaceConfig, spec.SpaceStats, error) {
+	start := time.Now()
+	configs, stats, err := cs.EnumerateUntil(func() bool {
+		return stop() || !deadline.IsZero() && time.Now().After(deadline)
+	})
+	if errors.Is(err, spec.ErrEnumerationStopped) {
+		if stop() {
+			return nil, stats, fmt.Errorf("interrupted while enumerating the space")
+		}
+		return nil, stats, fmt.Errorf("the --time budget ran out after %.1fs while enumerating the space (%d combinations so far), before any configuration was checked; narrow the ranges", time.Since(start).Seconds(), stats.Combinations)
+	}
+	return configs, stats, err
 }
 
 // header is the sweep header of variant v on this space.
@@ -409,7 +509,7 @@ func sweepSource(h sweep.Header) (*spec.Scenario, *configfile.File, error) {
 		sc, err := lookupScenario(h.Scenario)
 		return sc, nil, err
 	}
-	f, err := configfile.Load(h.ConfigFile)
+	f, err := loadConfig(h.ConfigFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the sweep's --config file: %v", err)
 	}
@@ -442,8 +542,18 @@ func sweepCommand(h sweep.Header) string {
 		parts = append(parts, "--liveness=false")
 	}
 	parts = symmetryArgs(parts, h.Search.Symmetry)
-	for _, n := range h.Search.Invariants {
-		parts = append(parts, "--invariant", n)
+	all := specInvariantNames()
+	if n := len(h.Search.Invariants); n > len(all)/2 {
+		// Most invariants kept: name those left out.
+		for _, name := range all {
+			if !slices.Contains(h.Search.Invariants, name) {
+				parts = append(parts, "--skip-invariant", name)
+			}
+		}
+	} else {
+		for _, name := range h.Search.Invariants {
+			parts = append(parts, "--invariant", name)
+		}
 	}
 	if h.KeepGoing {
 		parts = append(parts, "--keep-going")

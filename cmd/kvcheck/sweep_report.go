@@ -15,14 +15,14 @@ import (
 // variant's finding, or one JSON object per variant), writes the smallest
 // counterexamples as transcripts with --out, and returns the exit status:
 // 1 when a variant breaks, else 3 when one is incomplete, else 0.
-func reportSweep(results []sweepResult, asJSON bool, out string, rewrite bool, who string, stdout, stderr io.Writer) int {
+func reportSweep(results []sweepResult, asJSON bool, out string, rewrite bool, rewriteLine, who string, stdout, stderr io.Writer) int {
 	status := exitOK
 	incomplete := false
 	for _, r := range results {
 		if r.report.Result == sweep.ResultViolation || len(r.vacuous) > 0 {
 			status = exitViolation
 		}
-		if r.report.Configurations < r.report.Needed || len(r.report.MissingShards) > 0 {
+		if r.report.Result == sweep.ResultIncomplete || r.report.Configurations < r.report.Needed || len(r.report.MissingShards) > 0 {
 			incomplete = true
 		}
 	}
@@ -46,7 +46,7 @@ func reportSweep(results []sweepResult, asJSON bool, out string, rewrite bool, w
 		}
 	}
 	if out != "" {
-		if code := writeSweepTranscripts(out, rewrite, results, who, asJSON, stdout, stderr); code != exitOK {
+		if code := writeSweepTranscripts(out, rewrite, results, rewriteLine, who, asJSON, stdout, stderr); code != exitOK {
 			return code
 		}
 	}
@@ -85,7 +85,7 @@ func printSweepDetails(w io.Writer, r sweep.Report) {
 		if len(r.MissingShards) > 0 {
 			fmt.Fprintf(w, " (missing shards %s)", strings.Join(r.MissingShards, ", "))
 		} else {
-			fmt.Fprint(w, " (the --time budget ran out; a rerun continues from the cache)")
+			fmt.Fprint(w, " (the --time budget ran out or the sweep was interrupted; a rerun continues from the cache)")
 		}
 		fmt.Fprintln(w)
 	}
@@ -98,7 +98,7 @@ func printSweepDetails(w io.Writer, r sweep.Report) {
 			unreached = append(unreached, g)
 		}
 	}
-	if len(unreached) > 0 && r.Result == sweep.ResultOK && r.Configurations > 0 {
+	if len(unreached) > 0 && r.Result != sweep.ResultViolation && r.Configurations > 0 {
 		fmt.Fprintf(w, "  no configuration reaches goal %s: the ranges may miss the scenario's point\n", strings.Join(unreached, ", "))
 	}
 	if s := r.Smallest; s != nil {
@@ -138,7 +138,7 @@ func mustConfig(text string) *spec.Config {
 
 // writeSweepTranscripts writes each variant's smallest counterexample as a
 // transcript named <scenario>.<fixes>.sweep.<invariant>.txt.
-func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, who string, asJSON bool, stdout, stderr io.Writer) int {
+func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, rewriteLine, who string, asJSON bool, stdout, stderr io.Writer) int {
 	var files []namedFile
 	for _, res := range results {
 		s := res.report.Smallest
@@ -181,10 +181,6 @@ func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, who 
 	if asJSON {
 		w = stderr
 	}
-	command := who
-	if len(results) > 0 {
-		command = results[0].report.Reproduce
-	}
-	_, code := writeNewFiles(dir, rewrite, files, who, command+" --out "+dir+" --rewrite", w, stderr)
+	_, code := writeNewFiles(dir, rewrite, files, who, rewriteLine, w, stderr)
 	return code
 }

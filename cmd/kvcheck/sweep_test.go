@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 )
@@ -179,5 +180,19 @@ func TestFuzzSweepFindsAndWrites(t *testing.T) {
 	}
 	if code, out, errOut := runKvcheck("replay", files[0]); code != exitOK {
 		t.Fatalf("replay exit %d:\n%s%s", code, out, errOut)
+	}
+}
+
+// TestFuzzSweepWithoutViolationIsIncomplete: random configurations walked
+// without a violation prove nothing, so the result is incomplete, never
+// ok (here the budget is over before the first draw).
+func TestFuzzSweepWithoutViolationIsIncomplete(t *testing.T) {
+	sc, err := lookupScenario("draft-admission")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := fuzzSweepVariant(variant{scenario: sc}, 1, 4, time.Now())
+	if r.Result != verdictIncomplete || r.Smallest != nil {
+		t.Fatalf("result %q after %d configurations; want incomplete", r.Result, r.Configurations)
 	}
 }

@@ -15,14 +15,30 @@ import (
 // error or a kill never leaves a truncated file under path: path holds
 // either its old content or all of data. The temporary file is removed on
 // any error.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	tmp, err := stageFile(path, data, perm)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w (nothing was written under that name)", path, err)
+	}
+	return nil
+}
+
+// stageFile writes data to a new temporary file next to path, synced,
+// and returns its name: the first half of writeFileAtomic, which a caller
+// writing several files completes with one rename each once every file is
+// staged. On an error it removes the temporary file.
+func stageFile(path string, data []byte, perm fs.FileMode) (name string, err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".kvcheck-*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return "", fmt.Errorf("writing %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -32,18 +48,18 @@ func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 		}
 	}()
 	if _, err = tmp.Write(data); err != nil {
-		return err
+		return "", err
 	}
 	if err = tmp.Sync(); err != nil {
-		return err
+		return "", err
 	}
 	if err = tmp.Chmod(perm); err != nil {
-		return err
+		return "", err
 	}
 	if err = tmp.Close(); err != nil {
-		return err
+		return "", err
 	}
-	return os.Rename(tmp.Name(), path)
+	return tmp.Name(), nil
 }
 
 // markerBytes is how much of an existing output file refuseForeignFile
@@ -55,6 +71,12 @@ const markerBytes = 4096
 // markerBytes): a file someone else wrote, a device or a directory is
 // never overwritten, and only a bounded prefix of the file is read.
 func refuseForeignFile(path, marker string) error {
+	return refuseForeign(path, func(head []byte) bool { return bytes.Contains(head, []byte(marker)) })
+}
+
+// refuseForeign is refuseForeignFile with ours telling, from the first
+// markerBytes of a file, whether kvcheck wrote it.
+func refuseForeign(path string, ours func(head []byte) bool) error {
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return checkWritableDir(filepath.Dir(path))
@@ -75,7 +97,7 @@ func refuseForeignFile(path, marker string) error {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return err
 	}
-	if !bytes.Contains(head[:n], []byte(marker)) {
+	if !ours(head[:n]) {
 		return fmt.Errorf("%s exists and was not written by kvcheck; choose another output file or remove it", path)
 	}
 	return checkWritableDir(filepath.Dir(path))

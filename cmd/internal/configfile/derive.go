@@ -75,7 +75,7 @@ func (d *deriver) derive(options []yamlconf.Field) error {
 	}
 	ks := d.ks
 	if len(ks.requests) == 0 {
-		return d.r.Errorf(0, "kvcheck.requests: expected the requests the model sends, e.g. requests: [{prompt_pages: 3, new_tokens: 4, family: 0, shared_pages: 2}]")
+		return d.r.Errorf(ks.line, "kvcheck.requests: expected the requests the model sends, e.g. requests: [{prompt_pages: 3, new_tokens: 4, family: 0, shared_pages: 2}]")
 	}
 	if err := d.manager(); err != nil {
 		return err
@@ -353,6 +353,10 @@ func (d *deriver) poolSize(target int64, given bool, perRequest int64) error {
 		why = fmt.Sprintf("the real pool's size is scaled to what the model's requests contend for: kvcheck.target_pages not given, 1.5 times the longest request's ~%d pages; the pressure sweep tries every size down to one request barely fitting", perRequest)
 	}
 	d.emit(line, opt, why, fmt.Sprintf("target_blocks=%d", target))
+	if given {
+		// An error about the size points at the key that gave it.
+		d.lines[len(d.lines)-1].Line = d.ks.has["target_pages"].Line
+	}
 	return nil
 }
 

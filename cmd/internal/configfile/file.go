@@ -10,6 +10,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/spec"
 	"github.com/kvcheck/kvcheck/spec/yamlconf"
+	"gopkg.in/yaml.v3"
 )
 
 // Error is a configuration file error at a line.
@@ -167,7 +168,7 @@ func parseYAML(path string, data []byte) (*File, error) {
 	if kvcheck == nil {
 		return nil, r.Errorf(top.Line, "no kvcheck: section; expected one with at least the requests the model sends (docs/configuration.md)")
 	}
-	ks := &section{has: map[string]yamlconf.Field{}, tokensPerBlock: 4}
+	ks := &section{has: map[string]yamlconf.Field{}, tokensPerBlock: 4, line: kvcheck.Line}
 	sc, config, err := spec.ParseScenarioSection(r, *kvcheck, func(fl yamlconf.Field) error { return ks.key(r, fl) })
 	if err != nil {
 		return nil, err
@@ -211,6 +212,7 @@ func parseYAML(path string, data []byte) (*File, error) {
 	}
 	out.Scenario = sc
 	out.Sweep = ks.sweep
+	out.Warnings = append(out.Warnings, cutByComment(*kvcheck)...)
 	return out, nil
 }
 
@@ -222,4 +224,28 @@ func hasGoal(goals []spec.GoalDef, name string) bool {
 		}
 	}
 	return false
+}
+
+// cutByComment warns about a kvcheck: text key (doc, report, name) whose
+// plain value a " #" cut short: YAML reads the rest of the line as a
+// comment, so the text kvcheck prints would silently stop there.
+func cutByComment(kvcheck yamlconf.Field) []string {
+	var warnings []string
+	n := kvcheck.Node
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, value := n.Content[i], n.Content[i+1]
+		switch key.Value {
+		case "doc", "report", "name":
+		default:
+			continue
+		}
+		if value.Kind == yaml.ScalarNode && value.Style == 0 && value.LineComment != "" {
+			warnings = append(warnings, fmt.Sprintf("line %d: %s: an unquoted \" #\" starts a YAML comment, so %s is only %s and %s is dropped; quote the value to keep it",
+				value.Line, key.Value, key.Value, yamlconf.Quote(value.Value), yamlconf.Quote(value.LineComment)))
+		}
+	}
+	return warnings
 }

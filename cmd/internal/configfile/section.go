@@ -21,6 +21,8 @@ type section struct {
 	requests       []request
 	// sweep are the ranges of kvcheck.sweep (kvcheck sweep --config).
 	sweep []Range
+	// line is the kvcheck: key's, where errors about a key it lacks point.
+	line int
 }
 
 // request is one item of kvcheck.requests.
@@ -67,7 +69,10 @@ func (ks *section) key(r *yamlconf.Reader, fl yamlconf.Field) error {
 // parseRequests reads kvcheck.requests: a list of {prompt_pages: N,
 // new_tokens: N, family: F, shared_pages: N, rank: R, receiving_kv: B}.
 func (ks *section) parseRequests(r *yamlconf.Reader, fl yamlconf.Field) error {
-	if fl.Node.Kind != yaml.SequenceNode || len(fl.Node.Content) == 0 {
+	if fl.Node.Kind == yaml.SequenceNode && len(fl.Node.Content) == 0 {
+		return r.Errorf(fl.Line, "requests: expected at least one request {prompt_pages: N, new_tokens: N, family: F, shared_pages: N}, got an empty list")
+	}
+	if fl.Node.Kind != yaml.SequenceNode {
 		return r.Errorf(fl.Line, "requests: expected a list of {prompt_pages: N, new_tokens: N, family: F, shared_pages: N}, got %s", yamlconf.KindName(fl.Node))
 	}
 	for _, item := range fl.Node.Content {

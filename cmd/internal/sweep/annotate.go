@@ -66,7 +66,7 @@ func checkText(v Variant, text string, search Search, depth int, cache *Cache) (
 			return r, nil
 		}
 	}
-	r := checkOne(v, &c, search, depth, nil)
+	r, _ := checkOne(v, &c, search, depth, nil, nil)
 	if cache != nil {
 		cache.Store(v, key, r)
 	}
@@ -79,7 +79,7 @@ func verdictWords(r Record) string {
 		return fmt.Sprintf("%s after %d steps", r.Invariant, len(r.Trace))
 	}
 	if !r.Complete {
-		return "ok (search cut by the bounds)"
+		return fmt.Sprintf("incomplete (no violation in %d states, cut by the bounds)", r.States)
 	}
 	return "ok"
 }
@@ -90,8 +90,10 @@ func finding(rep *Report, v Variant, seed Record) string {
 	switch {
 	case s == nil && rep.Complete:
 		return fmt.Sprintf("holds on all %d configurations", rep.Total)
+	case s == nil && rep.Exhaustive < rep.Configurations:
+		return fmt.Sprintf("incomplete: no violation in the %d of %d configurations checked, but %d of their searches were cut by --depth or --max-states", rep.Configurations, rep.Needed, rep.Configurations-rep.Exhaustive)
 	case s == nil:
-		return fmt.Sprintf("no violation in the %d of %d configurations checked", rep.Configurations, rep.Needed)
+		return fmt.Sprintf("incomplete: no violation in the %d of %d configurations checked", rep.Configurations, rep.Needed)
 	}
 	where := fmt.Sprintf("configuration #%d (%s) breaks %s after %d steps", s.Index, s.Size(), s.Invariant, s.Steps)
 	closed := "no other fix tried closes it"
@@ -99,6 +101,8 @@ func finding(rep *Report, v Variant, seed Record) string {
 		closed = "closed by " + strings.Join(rep.ClosedBy, ", ")
 	}
 	switch {
+	case v.Fixes != 0 && seed.Result == ResultOK && !seed.Complete:
+		return fmt.Sprintf("the seed's configuration is incomplete (its search was cut by the bounds); in the sweep: %s; %s", where, closed)
 	case v.Fixes != 0 && seed.Result == ResultOK:
 		return fmt.Sprintf("closes the seed's configuration but not the sweep: %s; %s", where, closed)
 	case v.Fixes != 0:

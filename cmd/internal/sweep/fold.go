@@ -14,7 +14,7 @@ type Report struct {
 	Scenario string   `json:"scenario"`
 	Fixes    []string `json:"fixes"`
 	// Result is "violation" when some configuration breaks an invariant,
-	// else "ok".
+	// else "ok" when the report is Complete, else "incomplete".
 	Result string `json:"result"`
 	// Configurations is how many configurations were checked; Needed how
 	// many the verdict needs (all of them, or, after a violation without
@@ -147,6 +147,9 @@ func Fold(parts []Part) (Report, error) {
 		}
 	}
 	rep.Complete = rep.Configurations == rep.Needed && rep.Exhaustive == rep.Configurations
+	if rep.Result == ResultOK && !rep.Complete {
+		rep.Result = ResultIncomplete
+	}
 	return rep, nil
 }
 

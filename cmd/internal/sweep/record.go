@@ -11,6 +11,11 @@ import (
 const (
 	ResultOK        = "ok"
 	ResultViolation = "violation"
+	// ResultIncomplete is a report's result (never a record's) when no
+	// configuration breaks an invariant but not every needed one was
+	// checked, or a search was cut by --depth or --max-states: nothing is
+	// proved, so the word is not ok.
+	ResultIncomplete = "incomplete"
 )
 
 // Record is what the check of one configuration found: one JSON line of a

@@ -80,7 +80,11 @@ type Options struct {
 	KeepGoing bool
 	// Deadline stops taking new configurations (zero: none).
 	Deadline time.Time
-	Shard    Shard
+	// Stop, when it returns true (an interrupt), stops taking new
+	// configurations and stops the searches under way; a search it stops
+	// is neither emitted nor cached (nil: never).
+	Stop  func() bool
+	Shard Shard
 	// Cache supplies and keeps results (nil: none).
 	Cache *Cache
 	// Cover counts the spec mechanisms the checked configurations exercise
@@ -141,6 +145,9 @@ func Run(v Variant, configs []spec.SpaceConfig, opts Options, emit func(Record))
 				if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
 					return
 				}
+				if opts.Stop != nil && opts.Stop() {
+					return
+				}
 				key := ""
 				if opts.Cache != nil {
 					key = opts.Cache.Key(v, opts.Search, configs[i].Key)
@@ -157,7 +164,10 @@ func Run(v Variant, configs []spec.SpaceConfig, opts Options, emit func(Record))
 						continue
 					}
 				}
-				r := checkOne(v, &configs[i], opts.Search, depth, opts.Cover)
+				r, stopped := checkOne(v, &configs[i], opts.Search, depth, opts.Cover, opts.Stop)
+				if stopped {
+					return
+				}
 				r.Index = i
 				if opts.Cache != nil {
 					opts.Cache.Store(v, key, r)
@@ -180,9 +190,10 @@ func classEnd(configs []spec.SpaceConfig, i int) int {
 	return i
 }
 
-// checkOne runs the exhaustive search of v on one configuration.
-func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int, cover *spec.Coverage) Record {
-	r := Record{Result: ResultOK, Requests: c.Requests, Pages: c.Pages, Ranks: c.Ranks}
+// checkOne runs the exhaustive search of v on one configuration; stopped
+// says stop ended it first (its record then means nothing).
+func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int, cover *spec.Coverage, stop func() bool) (r Record, stopped bool) {
+	r = Record{Result: ResultOK, Requests: c.Requests, Pages: c.Pages, Ranks: c.Ranks}
 	sp, err := spec.New(c.Config, v.Fixes)
 	if err != nil {
 		// Enumerate returns valid configurations only.
@@ -200,7 +211,11 @@ func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int, cover *s
 		Workers:   1,
 		Liveness:  search.Liveness,
 		Symmetry:  search.Symmetry,
+		Stop:      stop,
 	})
+	if res.Interrupted {
+		return r, true
+	}
 	r.States = res.States
 	// A search that stopped at a violation has its verdict too.
 	r.Complete = res.Complete || len(res.Violations) > 0
@@ -220,7 +235,7 @@ func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int, cover *s
 		}
 		r.Config = c.Text()
 	}
-	return r
+	return r, false
 }
 
 func joinPlus(names []string) string {
