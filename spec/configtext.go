@@ -56,7 +56,13 @@ type enumNamer interface{ names() []string }
 
 func (DraftPoolMode) names() []string { return []string{"none", "unpaired", "paired"} }
 func (DraftViewMode) names() []string { return []string{"same-as-target", "lag-by-reuse"} }
-func (CodeVersion) names() []string   { return []string{"v1.3.0rc25", "00746ef", "00746ef+pr19181"} }
+func (CodeVersion) names() []string {
+	out := make([]string, numVersions)
+	for v := range versionRegistry {
+		out[v] = versionRegistry[v].name
+	}
+	return out
+}
 func (LoopKind) names() []string      { return []string{"non-overlap", "overlap", "pipeline"} }
 func (Switch) names() []string        { return []string{"true", "false"} }
 func (BlockReusePolicy) names() []string {

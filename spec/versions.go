@@ -4,6 +4,31 @@ package spec
 // reports were taken on different versions of the real code, and a change
 // merged between them is modeled where it landed, not everywhere.
 
+// versionRegistry declares each modelled version once: its name (the
+// configuration value version=) and the TensorRT-LLM code read for it
+// (spec/reading-notes.md), which `kvcheck version` lists.
+var versionRegistry = [numVersions]struct{ name, code string }{
+	VersionRC25: {"v1.3.0rc25", "tag v1.3.0rc25 (785c948), kv_cache_manager_v2.py at 0004396: the code of seed reports 000 and 001; " +
+		"its scheduler_v2.py is not stored, so its deadlock check is the inline one of 9ba713c and a 2026-08-31 main (INFER)"},
+	Version00746ef: {"00746ef", "kv_cache_manager_v2.py and scheduler_v2.py at 00746ef9992943a9bb604dbf1ecf00c64af58c32 (admit_mirror, " +
+		"_detect_deadlock), py_executor.py at 2829508, llmRequest.h at 00e9b8a, _kv_cache.py and _storage_manager.py at 00f6bd6: " +
+		"the code of seed report 003, and the newest of these files the search tools store"},
+	Version00746efPR19181: {"00746ef+pr19181", "00746ef with PR #19181 (merged; no stored commit has it, read in its PR text): " +
+		"_detect_deadlock warns instead of raising"},
+}
+
+// Code says which TensorRT-LLM code version v models.
+func (v CodeVersion) Code() string { return versionRegistry[v].code }
+
+// Versions lists the modelled versions, oldest first.
+func Versions() []CodeVersion {
+	out := make([]CodeVersion, numVersions)
+	for v := range out {
+		out[v] = CodeVersion(v)
+	}
+	return out
+}
+
 // dropsUnscheduledFirstChunk reports whether a first context chunk that
 // the scheduler does not schedule, for any reason, has its caches freed in
 // every manager and its cursor rewound (KVCacheV2Scheduler._schedule_loop

@@ -28,7 +28,7 @@ func writeFile(t *testing.T, name, text string) string {
 // what the request needs, not even the pool fills: unreached-goal too. kvcheck
 // sweep of the same file says vacuous and exits 1.
 func TestPressureNeverPlainOK(t *testing.T) {
-	file := writeFile(t, "roomy.yaml", "kv_cache_config:\n  use_kv_cache_manager_v2: true\nkvcheck:\n  target_pages: 20\n  requests: [{prompt_pages: 1, new_tokens: 1}]\n")
+	file := writeFile(t, "roomy.yaml", "kv_cache_config:\n  use_kv_cache_manager_v2: true\nkvcheck:\n  target_pages: 20\n  requests: [{prompt_pages: 1, new_tokens: 2}]\n")
 	cache := t.TempDir()
 	code, out, errOut := runKvcheck("check", "--config", file, "--cache", cache, "--json")
 	var r checkReport
@@ -104,7 +104,7 @@ func TestConfigRefusals(t *testing.T) {
 // shards and merged gives the report one run gives, pressure goals
 // included: the vacuous file stays vacuous (exit 1).
 func TestPressureShardsMerge(t *testing.T) {
-	file := writeFile(t, "roomy.yaml", "kv_cache_config:\n  use_kv_cache_manager_v2: true\nkvcheck:\n  target_pages: 6\n  requests: [{prompt_pages: 1, new_tokens: 1}]\n")
+	file := writeFile(t, "roomy.yaml", "kv_cache_config:\n  use_kv_cache_manager_v2: true\nkvcheck:\n  target_pages: 6\n  requests: [{prompt_pages: 1, new_tokens: 2}]\n")
 	dir := t.TempDir()
 	var shards []string
 	for _, s := range []string{"0/2", "1/2"} {

@@ -48,7 +48,7 @@ func TestConfigSeedDeployment(t *testing.T) {
 	// --pressure=false checks the derived configuration alone: the crash,
 	// at the file's own 8-page pools.
 	code, out, errOut = runKvcheck("check", "--config", seedDeployment, "--fix", "none", "--pressure=false")
-	if code != exitOK || strings.Contains(out, "pressure sweep of") || !strings.Contains(out, "no-crash-on-refusal  as expected  16") {
+	if code != exitOK || strings.Contains(out, "pressure sweep of") || !strings.Contains(out, "no-crash-on-refusal  as expected  12") {
 		t.Fatalf("--pressure=false: exit %d\n%s%s", code, out, errOut)
 	}
 }
@@ -128,7 +128,7 @@ func TestConfigOutTranscriptsReplay(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	for _, name := range []string{"seed000-deployment.real-code.no-crash-on-refusal.txt", "seed000-deployment.joint-admission.cursor-history-agree.txt"} {
+	for _, name := range []string{"seed000-deployment.real-code.no-crash-on-refusal.txt", "seed000-deployment.joint-admission.ok.txt"} {
 		path := filepath.Join(dir, name)
 		data, err := os.ReadFile(path)
 		if err != nil || strings.Contains(string(data), "scenario=") || !strings.Contains(string(data), "target_blocks=5") {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/kvcheck/kvcheck/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,7 +62,8 @@ func TestVersion(t *testing.T) {
 	if code != exitOK || !strings.HasPrefix(out, "kvcheck github.com/kvcheck/kvcheck") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	for _, m := range modeledCode {
+	for _, v := range spec.Versions() {
+		m := struct{ version string }{v.String()}
 		if !strings.Contains(out, "  "+m.version+": ") {
 			t.Errorf("lacks %s", m.version)
 		}

@@ -131,6 +131,7 @@ request prompt=12 new=6 family=0 shared=8
 request prompt=12 new=6 family=0 shared=8
 request prompt=12 new=6 family=1 shared=4
 request prompt=8 new=6 family=1 shared=4
+request prompt=8 new=6 family=0 shared=8
 `), 0o644)
 	cmd := exec.Command(os.Args[0], "check", "--config", config, "--fix", "joint-admission", "--workers", "1", "--progress")
 	cmd.Env = append(os.Environ(), "KVCHECK_TEST_MAIN=1")

@@ -49,7 +49,7 @@ func TestCheckJSONViolation(t *testing.T) {
 		!strings.Contains(r.Message, "Draft KV cache context resize failed for request 3: could not resize to 12 tokens") {
 		t.Fatalf("report %+v", r)
 	}
-	if r.Steps != 17 || len(r.Trace) != 17 || r.Trace[0] != "arrive req=1" || r.Trace[16] != "prepare-resources rank=0" {
+	if r.Steps != 13 || len(r.Trace) != 13 || r.Trace[0] != "arrive req=1" || r.Trace[12] != "prepare-resources rank=0" {
 		t.Fatalf("trace %v (%d steps)", r.Trace, r.Steps)
 	}
 	if len(r.Fixes) != 0 {

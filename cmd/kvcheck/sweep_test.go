@@ -133,7 +133,7 @@ func TestSweepConfigFileRanges(t *testing.T) {
 	file := filepath.Join(dir, "sweep.txt")
 	seed := "tokens_per_block=4 max_draft_len=1 kv_reserve_draft_tokens=1 max_batch_size=2 max_num_tokens=8\n" +
 		"enable_chunked_prefill=true chunk_unit_size=4 target_blocks=8 draft_blocks=8 target_index_slots=4 draft_index_slots=4\n" +
-		"max_util_for_resume=100 enable_recompute_pause=true draft_pool=unpaired version=00746ef ranks=2 loop=overlap\n" +
+		"max_util_for_resume=100 draft_pool=unpaired version=00746ef ranks=2 loop=overlap\n" +
 		"enable_attention_dp=true max_num_active_requests=2 kv_cache_transceiver=true enable_adp_dummy_fixes=true\n" +
 		"request prompt=4 new=1 receiving_kv=true\nrequest prompt=4 new=2 rank=1\n"
 	os.WriteFile(file, []byte(seed+"sweep requests=1..2 prompt_pages=1 new_tokens = 1\nsweep target_blocks=3..4 draft_blocks=3\n"), 0o644)

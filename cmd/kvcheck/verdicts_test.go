@@ -80,7 +80,7 @@ func TestExpectFileErrors(t *testing.T) {
 	// Only a bounded prefix of a long input is quoted.
 	path := filepath.Join(dir, "long")
 	os.WriteFile(path, []byte("draft-admission real-code "+strings.Repeat("x", 5000)+"\n"), 0o644)
-	if code, _, errOut := runKvcheck("check", "--expect", path); code != exitUsage || len(errOut) > 600 || !strings.Contains(errOut, `xxx"...`) {
+	if code, _, errOut := runKvcheck("check", "--expect", path); code != exitUsage || len(errOut) > 800 || !strings.Contains(errOut, `xxx"...`) {
 		t.Errorf("long verdict: exit %d, %d bytes of error: %s", code, len(errOut), errOut)
 	}
 	if code, _, errOut := runKvcheck("check", "--expect", "/dev/zero"); code != exitUsage || !strings.Contains(errOut, "not a regular file") {

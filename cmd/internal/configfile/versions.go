@@ -36,7 +36,9 @@ type versionPoint struct {
 // (TestEverySpecVersionPlaced wants each one here).
 var versionPoints = []versionPoint{
 	{name: "00746ef", follows: "v1.3.0rc25", commits: []string{"00746ef9992943a9bb604dbf1ecf00c64af58c32"},
-		since: "PR #19202 (merged 2026-09-15: a first context chunk the scheduler cannot place frees its caches and rewinds its cursor instead of staying suspended) and KVCacheManagerV2.admit_mirror, which KVCacheV2Scheduler._admit_unpaired_draft calls before it admits a request"},
+		since: "PR #19202 (merged 2026-09-15: a first context chunk the scheduler cannot place frees its caches and rewinds its cursor instead of staying suspended), KVCacheManagerV2.admit_mirror, which KVCacheV2Scheduler._admit_unpaired_draft calls before it admits a request, and PR #19235's _detect_deadlock (1000 stalled passes raise)"},
+	{name: "00746ef+pr19181", follows: "v1.3.0rc25",
+		since: "00746ef with PR #19181 (merged after 2026-09-15; no stored commit carries it): _detect_deadlock warns instead of raising"},
 }
 
 // releaseCommits are the commits of release tags the spec models, so a

@@ -53,7 +53,7 @@ func TestChooseVersion(t *testing.T) {
 		{"1.3.0rc26", "v1.3.0rc25", "TensorRT-LLM 1.3.0rc26 is later than v1.3.0rc25, the newest release kvcheck models at or before it", ""},
 		{"1.3.0", "v1.3.0rc25", "at 00746ef: PR #19202", ""},
 		{"v1.4.0rc1", "v1.3.0rc25", "Anything else merged between v1.3.0rc25 and v1.4.0rc1 is not modelled", ""},
-		{"1.3.0rc24", "", "", "release 1.3.0rc24 is older than every version kvcheck models (v1.3.0rc25 (785c948), 00746ef (main after v1.3.0rc25))"},
+		{"1.3.0rc24", "", "", "release 1.3.0rc24 is older than every version kvcheck models (v1.3.0rc25 (785c948), 00746ef (main after v1.3.0rc25), 00746ef+pr19181 (main after v1.3.0rc25))"},
 		{"1.2.1", "", "", "release 1.2.1 is older"},
 		{"abcdef1234", "", "", "commit abcdef1234 is not one kvcheck can place"},
 		{"latest", "", "", `expected a TensorRT-LLM release such as 1.3.0rc26 or a commit hash, got "latest"`},
