@@ -63,8 +63,8 @@ func (CodeVersion) names() []string {
 	}
 	return out
 }
-func (LoopKind) names() []string      { return []string{"non-overlap", "overlap", "pipeline"} }
-func (Switch) names() []string        { return []string{"true", "false"} }
+func (LoopKind) names() []string { return []string{"non-overlap", "overlap", "pipeline"} }
+func (Switch) names() []string   { return []string{"true", "false"} }
 func (BlockReusePolicy) names() []string {
 	return []string{"all_reusable", "per_request"}
 }

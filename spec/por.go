@@ -120,8 +120,8 @@ var stableProperties = map[string]bool{
 	InvIndexSlots:                             true,
 	InvPageIndexRow:                           true,
 	InvRanksAgree:                             true,
-	InvForwardOverActive:                      true,  // a record only the forwarding rank's step sets, never cleared
-	InvInFlightCachesActive:                   true,  // checks pipeline loops only, which are never reduced
+	InvForwardOverActive:                      true, // a record only the forwarding rank's step sets, never cleared
+	InvInFlightCachesActive:                   true, // checks pipeline loops only, which are never reduced
 	InvBatchLimits:                            true,
 	InvRecordsCleared:                         true,
 	InvReservation:                            true,

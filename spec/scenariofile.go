@@ -14,6 +14,10 @@ import (
 // caller.
 var scenarioKeys = []string{"name", "doc", "report", "depth", "max_states", "goals", "reaches", "checked_elsewhere", "variants", "config"}
 
+// ScenarioKeys returns the keys of a kvcheck: section that describe the
+// scenario itself, in the order the format documents them.
+func ScenarioKeys() []string { return slices.Clone(scenarioKeys) }
+
 // defaultScenarioDepth is the search depth of a scenario file without
 // depth:.
 const defaultScenarioDepth = 200

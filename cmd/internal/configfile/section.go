@@ -115,8 +115,8 @@ func (ks *section) parseRequests(r *yamlconf.Reader, fl yamlconf.Field) error {
 }
 
 // ownKeys are the scenario's own keys of a kvcheck: section
-// (spec.ParseScenarioSection reads them).
-var ownKeys = []string{"name", "doc", "report", "depth", "max_states", "goals", "reaches", "variants", "config"}
+// (spec.ParseScenarioSection reads them, spec.ScenarioKeys lists them).
+var ownKeys = spec.ScenarioKeys()
 
 // nearestKeys returns the keys of known at edit distance at most 2 from
 // key, nearest first.
