@@ -104,6 +104,7 @@ func printSweepDetails(w io.Writer, r sweep.Report) {
 		for j, line := range s.Trace {
 			fmt.Fprintf(w, "  %4d  %s\n", j+1, line)
 		}
+		printCycle(w, violationReport{Steps: s.Steps, Cycle: s.Cycle})
 	}
 	fmt.Fprintf(w, "  reproduce: %s\n", r.Reproduce)
 }
@@ -150,18 +151,22 @@ func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, who 
 			return exitUsage
 		}
 		sp.Scenario = res.variant.Scenario
-		var trace []spec.Action
-		for _, line := range s.Trace {
+		var trace, cycle []spec.Action
+		for i, line := range append(append([]string(nil), s.Trace...), s.Cycle...) {
 			a, err := sp.ParseAction(line)
 			if err != nil {
 				fmt.Fprintf(stderr, "%s: --out: trace line %q: %v\nreproduce: %s\n", who, line, err, res.report.Reproduce)
 				return exitUsage
 			}
-			trace = append(trace, a)
+			if i < len(s.Trace) {
+				trace = append(trace, a)
+			} else {
+				cycle = append(cycle, a)
+			}
 		}
 		name := strings.TrimSuffix(counterexamples.FileName(res.report.Scenario, res.variant.Fixes, ""), "ok.txt") + "sweep." + s.Invariant + ".txt"
 		data, err := counterexamples.Write(counterexamples.Counterexample{
-			Spec: sp, Trace: trace, Invariant: s.Invariant, Message: s.Message, FoundBy: res.report.Reproduce,
+			Spec: sp, Trace: trace, Cycle: cycle, Invariant: s.Invariant, Message: s.Message, FoundBy: res.report.Reproduce,
 			Search: fmt.Sprintf("a sweep of %d configurations; the smallest breaking one (#%d: %s), breadth-first: a shortest trace",
 				res.report.Configurations, s.Index, s.Size()),
 		})

@@ -16,7 +16,7 @@ import (
 )
 
 // engineVersion changes when what this package records of a check changes.
-const engineVersion = "sweep-1"
+const engineVersion = "sweep-2"
 
 // EngineHash identifies the spec and the engine a result was computed
 // with: a hash of their source files (embedded in the binary) and of this
@@ -68,6 +68,9 @@ func (c *Cache) Key(v Variant, search Search, configKey string) string {
 	}
 	if search.Symmetry { // a record's States counts orbits
 		text += "\x00symmetry"
+	}
+	if m := search.Match; m != nil {
+		text += fmt.Sprintf("\x00match %q %q", m.Invariant, m.Group)
 	}
 	h := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(h[:12])
