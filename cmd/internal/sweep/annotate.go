@@ -54,14 +54,15 @@ func checkText(v Variant, text string, search Search, cache *Cache) (Record, err
 	if err != nil {
 		return Record{}, err
 	}
-	return CheckConfig(v, cfg, search, cache), nil
+	r, _ := CheckConfig(v, cfg, search, cache)
+	return r, nil
 }
 
 // CheckConfig checks v on one valid configuration under search (a Depth
 // of 0 is the scenario's), through cache when it is not nil: a result of
-// the same configuration, variant, bounds and engine is reused. The
-// record's Index is 0.
-func CheckConfig(v Variant, cfg spec.Config, search Search, cache *Cache) Record {
+// the same configuration, variant, bounds and engine is reused, and cached
+// says so. The record's Index is 0.
+func CheckConfig(v Variant, cfg spec.Config, search Search, cache *Cache) (r Record, cached bool) {
 	depth := search.Depth
 	if depth == 0 {
 		depth = v.Scenario.Depth
@@ -72,14 +73,14 @@ func CheckConfig(v Variant, cfg spec.Config, search Search, cache *Cache) Record
 		key = cache.Key(v, search, spec.ConfigIdentity(&cfg))
 		if r, ok := cache.Lookup(v, key); ok {
 			r.Requests, r.Pages, r.Ranks = c.Requests, c.Pages, c.Ranks
-			return r
+			return r, true
 		}
 	}
-	r := checkOne(v, &c, search, depth, nil)
+	r = checkOne(v, &c, search, depth, nil)
 	if cache != nil {
 		cache.Store(v, key, r)
 	}
-	return r
+	return r, false
 }
 
 // verdictWords is a record's verdict in a few words.

@@ -1,0 +1,67 @@
+package triage
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Lines renders the report as the text reports print it, one line per
+// label: the label and story, the scales, what it needs, what it is
+// indifferent to, what it is the same as, the capacity edge.
+func (r *Report) Lines() []string {
+	lines := []string{
+		"triage: " + r.Story,
+		"scale: " + rowsWords(r.Scale),
+		"needs: " + listOr(r.Needs, "nothing of the knobs tried"),
+		"indifferent to: " + listOr(r.IndifferentTo, "none of the knobs tried"),
+	}
+	if len(r.Undetermined) > 0 {
+		lines = append(lines, "undetermined: "+strings.Join(r.Undetermined, "; "))
+	}
+	lines = append(lines, "attribution: "+strings.Join(r.SameAs, "; "))
+	edge := "no"
+	if r.CapacityEdge {
+		edge = "yes: " + r.CapacityNote
+	}
+	return append(lines, "capacity edge: "+edge)
+}
+
+// Cost is the triage's cost in words.
+func (r *Report) Cost() string {
+	return fmt.Sprintf("%d re-checks (%d from the cache), %d states, %.1fs", r.Checks, r.Cached, r.States, r.Seconds)
+}
+
+// Banner is the report as a transcript banner says it: one paragraph,
+// the story and each label after it.
+func (r *Report) Banner() string {
+	text := fmt.Sprintf("Triage (kvcheck triage; docs/triage.md): %s. Scale: %s. Needs: %s. Indifferent to: %s.", r.Story, rowsWords(r.Scale),
+		listOr(r.Needs, "nothing of the knobs tried"), listOr(r.IndifferentTo, "none of the knobs tried"))
+	if len(r.Undetermined) > 0 {
+		text += " Undetermined: " + strings.Join(r.Undetermined, "; ") + "."
+	}
+	return text
+}
+
+// rowsWords lists the scale re-checks: "tokens_per_block 4 same (17
+// steps), ×2 (8) gone, ...; pools +1 page same, ...".
+func rowsWords(rows []Row) string {
+	var out []string
+	for _, row := range rows {
+		text := row.Knob + " " + row.Change + " " + row.Verdict
+		if row.Verdict == Same {
+			text += fmt.Sprintf(" (%d steps)", row.Steps)
+		}
+		if row.Note != "" {
+			text += " (" + row.Note + ")"
+		}
+		out = append(out, text)
+	}
+	return strings.Join(out, ", ")
+}
+
+func listOr(items []string, none string) string {
+	if len(items) == 0 {
+		return none
+	}
+	return strings.Join(items, "; ")
+}
