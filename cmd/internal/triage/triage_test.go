@@ -216,9 +216,9 @@ func TestScaleTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		t                                       uint32
-		prompt, newTokens, shared, budget, seq  uint32
-		chunk, otherPrompt, otherNew            uint32
+		t                                      uint32
+		prompt, newTokens, shared, budget, seq uint32
+		chunk, otherPrompt, otherNew           uint32
 	}{
 		{8, 12, 6, 8, 16, 28, 8, 8, 2},
 		{6, 9, 5, 6, 12, 21, 6, 6, 2}, // 6 = 1 page + 2 → 6 + 3; 3 → 4.5 rounds to 5; 14 = 3 pages + 2 → 18 + 3
