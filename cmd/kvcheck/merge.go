@@ -20,6 +20,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&asJSON, "json", false, "print one JSON object per variant")
 	flags.StringVar(&out, "out", "", "write each variant's smallest counterexample as a transcript in this directory")
 	flags.BoolVar(&rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
+	var tri triageHook
+	tri.addFlags(flags, true)
+	defer tri.close()
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
 	}
@@ -81,7 +84,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	// The same order as one run: the scenario's variants in check's order.
 	slices.SortStableFunc(results, func(a, b sweepResult) int { return variantRank(a) - variantRank(b) })
-	return reportSweep(results, asJSON, out, rewrite, "kvcheck merge", stdout, stderr)
+	return reportSweep(results, asJSON, out, rewrite, "kvcheck merge", &tri, stdout, stderr)
 }
 
 // variantRank orders merged variants as selectVariants does: scenarios in

@@ -63,6 +63,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per variant")
 	flags.StringVar(&opts.out, "out", "", "write each variant's smallest counterexample as a transcript in this directory")
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
+	var tri triageHook
+	tri.addFlags(flags, false)
 	cover := flags.Bool("cover", false, "also print which spec mechanisms the checked configurations exercised, and those never reached (checks every configuration afresh: cached results carry no coverage)")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
@@ -104,6 +106,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 		defer cache.Close()
 	}
+	tri.share(cache)
 	start := time.Now()
 	run := sweep.Options{
 		Search:    sweep.Search{Depth: opts.depth, MaxStates: opts.maxStates, Liveness: opts.liveness, Invariants: opts.only, Symmetry: opts.symmetry},
@@ -178,7 +181,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(info, "%d configurations checked in %.1fs\n", checkedNow, elapsed.Seconds())
 	}
-	status := reportSweep(results, opts.json, opts.out, opts.rewrite, "kvcheck sweep", stdout, stderr)
+	status := reportSweep(results, opts.json, opts.out, opts.rewrite, "kvcheck sweep", &tri, stdout, stderr)
 	if coverage != nil {
 		coverage.print(stdout, opts.json, commandName()+" sweep "+strings.Join(args, " "))
 	}

@@ -15,7 +15,7 @@ import (
 // variant's finding, or one JSON object per variant), writes the smallest
 // counterexamples as transcripts with --out, and returns the exit status:
 // 1 when a variant breaks, else 3 when one is incomplete, else 0.
-func reportSweep(results []sweepResult, asJSON bool, out string, rewrite bool, who string, stdout, stderr io.Writer) int {
+func reportSweep(results []sweepResult, asJSON bool, out string, rewrite bool, who string, tri *triageHook, stdout, stderr io.Writer) int {
 	status := exitOK
 	incomplete := false
 	for _, r := range results {
@@ -29,18 +29,22 @@ func reportSweep(results []sweepResult, asJSON bool, out string, rewrite bool, w
 	if status == exitOK && incomplete {
 		status = exitIncomplete
 	}
+	triaged := tri.sweep(results, stderr)
+	if triaged == nil {
+		triaged = make([]*sweepTriage, len(results))
+	}
 	if asJSON {
-		for _, r := range results {
-			jsonLine(stdout, r.report)
+		for i, r := range results {
+			jsonLine(stdout, triaged[i].json(r.report))
 		}
 	} else {
 		printSweepTable(stdout, results)
-		for _, r := range results {
-			printSweepDetails(stdout, r.report)
+		for i, r := range results {
+			printSweepDetails(stdout, r.report, triaged[i].lines(r.report))
 		}
 	}
 	if out != "" {
-		if code := writeSweepTranscripts(out, rewrite, results, who, asJSON, stdout, stderr); code != exitOK {
+		if code := writeSweepTranscripts(out, rewrite, results, triaged, who, asJSON, stdout, stderr); code != exitOK {
 			return code
 		}
 	}
@@ -72,7 +76,7 @@ func fixesTitle(fixes []string) string {
 
 // printSweepDetails prints a variant's finding and, for a violation, the
 // smallest configuration, its trace and the command that re-runs the sweep.
-func printSweepDetails(w io.Writer, r sweep.Report) {
+func printSweepDetails(w io.Writer, r sweep.Report, triageLines []string) {
 	fmt.Fprintf(w, "\n%s (%s): %s\n", r.Scenario, sweep.FixesLabel(r.Fixes), r.Finding)
 	if r.Configurations < r.Needed {
 		fmt.Fprintf(w, "  incomplete: %d of %d checked", r.Configurations, r.Needed)
@@ -106,6 +110,9 @@ func printSweepDetails(w io.Writer, r sweep.Report) {
 		}
 		printCycle(w, violationReport{Steps: s.Steps, Cycle: s.Cycle})
 	}
+	for _, line := range triageLines {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
 	fmt.Fprintf(w, "  reproduce: %s\n", r.Reproduce)
 }
 
@@ -133,9 +140,9 @@ func mustConfig(text string) *spec.Config {
 
 // writeSweepTranscripts writes each variant's smallest counterexample as a
 // transcript named <scenario>.<fixes>.sweep.<invariant>.txt.
-func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, who string, asJSON bool, stdout, stderr io.Writer) int {
+func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, triaged []*sweepTriage, who string, asJSON bool, stdout, stderr io.Writer) int {
 	var files []namedFile
-	for _, res := range results {
+	for i, res := range results {
 		s := res.report.Smallest
 		if s == nil {
 			continue
@@ -169,6 +176,7 @@ func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, who 
 			Spec: sp, Trace: trace, Cycle: cycle, Invariant: s.Invariant, Message: s.Message, FoundBy: res.report.Reproduce,
 			Search: fmt.Sprintf("a sweep of %d configurations; the smallest breaking one (#%d: %s), breadth-first: a shortest trace",
 				res.report.Configurations, s.Index, s.Size()),
+			Triage: triaged[i].smallestBanner(),
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: --out: %s: %v\nreproduce: %s\n", who, name, err, res.report.Reproduce)

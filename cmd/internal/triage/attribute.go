@@ -103,6 +103,8 @@ func (m match) better(o match) bool {
 // group (a raise's error, a leak's pool) is a match whatever the
 // mechanisms; without one (another error, or an invariant without groups
 // such as a livelock) the mechanisms must be shared above SameMechanisms.
+// A match below that still names its reference: attribute reports the
+// closest one of a new finding.
 func matchReference(sig Signature, ref *reference) (match, bool) {
 	if sig.Invariant != ref.sig.Invariant {
 		return match{}, false
@@ -136,11 +138,14 @@ func matchReference(sig Signature, ref *reference) (match, bool) {
 // "new" when it is no known one.
 func attribute(f *Finding, sig Signature, knobs []Row, refs []reference) (sameAs []string, known bool) {
 	sameAs = []string{}
-	var best *match
+	var best, closest *match
 	for i := range refs {
 		m, ok := matchReference(sig, &refs[i])
 		if ok && (best == nil || m.better(*best)) {
 			best = &m
+		}
+		if m.ref != nil && (closest == nil || m.score() > closest.score()) {
+			closest = &m
 		}
 	}
 	if best != nil {
@@ -172,7 +177,11 @@ func attribute(f *Finding, sig Signature, knobs []Row, refs []reference) (sameAs
 		}
 	}
 	if !known {
-		sameAs = append([]string{"new"}, sameAs...)
+		text := "new"
+		if closest != nil {
+			text += fmt.Sprintf(" (closest known: %s, %d of %d mechanisms shared)", closest.ref.name, closest.shared, closest.joined)
+		}
+		sameAs = append([]string{text}, sameAs...)
 	}
 	return sameAs, known
 }

@@ -83,10 +83,12 @@ type Report struct {
 	CapacityNote string `json:"capacity_note,omitempty"`
 	// Checks, Cached and States count the re-checks, those answered by the
 	// cache, and the states the others explored; Seconds is the wall time.
-	Checks  int     `json:"checks"`
-	Cached  int     `json:"cached"`
-	States  int     `json:"states"`
-	Seconds float64 `json:"seconds"`
+	// They depend on the cache and the machine, so the JSON leaves them
+	// out: the same finding gets the same object (Cost says them).
+	Checks  int     `json:"-"`
+	Cached  int     `json:"-"`
+	States  int     `json:"-"`
+	Seconds float64 `json:"-"`
 }
 
 // Row is one re-check: what was changed and the verdict.
@@ -361,7 +363,12 @@ func (r *runner) pageCondition(f *Finding, t uint32) string {
 	cfg := scaleTokens(f.Config, t)
 	cfg.MaxDraftLen = d + 1
 	row := &Row{Knob: "max_draft_len", Change: fmt.Sprintf("%d → %d at tokens_per_block %d", d, d+1, t), from: fmt.Sprint(d), to: fmt.Sprint(d + 1)}
+	// A statement, not a verdict: a quarter of the budget, and a cut
+	// search only means it is not made.
+	budget := r.opts.MaxStates
+	r.opts.MaxStates = max(budget/4, 1)
 	r.do(&job{row: row, cfg: cfg, fixes: f.Fixes, depth: r.sc.Depth * int((t+f.Config.TokensPerBlock-1)/f.Config.TokensPerBlock)})
+	r.opts.MaxStates = budget
 	r.rep.Scale = append(r.rep.Scale, *row)
 	if row.Verdict != Same {
 		return text
