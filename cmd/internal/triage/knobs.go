@@ -142,11 +142,12 @@ func fixWords(fixes spec.Fixes) string {
 }
 
 // dependencies turns the knob rows into what the finding needs (a knob
-// value without which it is gone), what it is indifferent to (a knob it
-// persists through in every direction tried) and what is undetermined (a
-// re-check cut by the budget).
-func dependencies(rows []Row) (needs, indifferent, undetermined []string) {
-	needs, indifferent = []string{}, []string{}
+// value without which it is gone), the fixes that close it (gone when
+// added), what it is indifferent to (a knob it persists through in every
+// direction tried) and what is undetermined (a re-check cut by the
+// budget).
+func dependencies(rows []Row) (needs, closedBy, indifferent, undetermined []string) {
+	needs, closedBy, indifferent = []string{}, []string{}, []string{}
 	var closeNothing []string // fixes added that do not close it
 	var order []string
 	byKnob := map[string][]Row{}
@@ -187,7 +188,7 @@ func dependencies(rows []Row) (needs, indifferent, undetermined []string) {
 			case r.Verdict == Gone && r.fix.Reverts() != 0:
 				needs = append(needs, fmt.Sprintf("pre_fix %s (the bug before %s; %s closes it)", strings.Join(preFixNames(r.fix.Reverts()), ","), r.fix.Source(), r.fix))
 			case r.Verdict == Gone:
-				needs = append(needs, fmt.Sprintf("no %s (%s closes it)", r.fix, r.fix))
+				closedBy = append(closedBy, r.fix.String())
 			case r.Verdict == Same && r.fixRow == 2:
 				indifferent = append(indifferent, "--fix none")
 			case r.Verdict == Same && r.fixRow == 1:
@@ -227,7 +228,7 @@ func dependencies(rows []Row) (needs, indifferent, undetermined []string) {
 			indifferent[i] = "each of " + strings.Join(closeNothing, ", ") + " (none closes it)"
 		}
 	}
-	return needs, indifferent, undetermined
+	return needs, closedBy, indifferent, undetermined
 }
 
 // numeric reports whether a knob's rows are sizes one up and one down.

@@ -68,6 +68,8 @@ type Report struct {
 	// whose re-check was cut.
 	Needs         []string `json:"needs"`
 	IndifferentTo []string `json:"indifferent_to"`
+	// ClosedBy are the fixes that, added alone, close it.
+	ClosedBy []string `json:"closed_by"`
 	Undetermined  []string `json:"undetermined,omitempty"`
 	// Knobs holds the dependency re-checks, one per change.
 	Knobs []Row `json:"knobs"`
@@ -142,7 +144,7 @@ func Triage(f Finding, opts Options) (*Report, error) {
 	if sc == nil {
 		sc = &spec.Scenario{Name: "config"}
 	}
-	rep := &Report{Signature: sig, Needs: []string{}, IndifferentTo: []string{}, SameAs: []string{}}
+	rep := &Report{Signature: sig, Needs: []string{}, ClosedBy: []string{}, IndifferentTo: []string{}, SameAs: []string{}}
 	r := runner{opts: opts, sc: sc, sig: sig, rep: rep}
 
 	// The finding's own page size, the scales and the larger pools.
@@ -177,7 +179,7 @@ func Triage(f Finding, opts Options) (*Report, error) {
 	}
 	rep.Label = label(rep.Scale)
 	rep.Condition = r.condition(&f)
-	rep.Needs, rep.IndifferentTo, rep.Undetermined = dependencies(rep.Knobs)
+	rep.Needs, rep.ClosedBy, rep.IndifferentTo, rep.Undetermined = dependencies(rep.Knobs)
 	rep.CapacityEdge, rep.CapacityNote = capacityEdge(&f.Config)
 	if rep.CapacityEdge && rep.Condition == "" && grownGone(rep.Scale) {
 		rep.Condition = "needs one request at its longest to fill the pool: " + rep.CapacityNote

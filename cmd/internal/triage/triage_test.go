@@ -161,8 +161,8 @@ request prompt=8 new=2`
 	if !contains(rep.SameAs, "also with --fix none: not the fix's failure") {
 		t.Errorf("attribution %q: free-unpaired-mirror does not touch this raise", rep.SameAs)
 	}
-	if !contains(rep.Needs, "draft_pool=unpaired") || !contains(rep.Needs, "no joint-admission") {
-		t.Errorf("needs %q: seed 000's mechanism needs the unpaired pool outside admission", rep.Needs)
+	if !contains(rep.Needs, "draft_pool=unpaired") || !contains(rep.ClosedBy, "joint-admission") {
+		t.Errorf("needs %q, closed by %q: seed 000's mechanism needs the unpaired pool outside admission", rep.Needs, rep.ClosedBy)
 	}
 }
 
@@ -302,9 +302,11 @@ func TestDependencies(t *testing.T) {
 		{Knob: "host_blocks", from: "1", to: "2", Verdict: Same},
 		{Knob: "enable_block_reuse", from: "true", to: "false", Verdict: Cut},
 	}
-	needs, indifferent, undetermined := dependencies(rows)
+	needs, closedBy, indifferent, undetermined := dependencies(rows)
+	if strings.Join(closedBy, ",") != "joint-admission" {
+		t.Errorf("closed by %q, want joint-admission", closedBy)
+	}
 	want := []string{
-		"no joint-admission (joint-admission closes it)",
 		"pre_fix no-veto-revert (the bug before PR #13104; revert-on-veto closes it)",
 		"version=00746ef (gone at v1.3.0rc25)",
 		"draft_pool=unpaired (gone at none; there at paired)",
