@@ -129,3 +129,22 @@ mutate:
 		echo "== mutation testing $$pkg $(MUTATE_FILES)"; \
 		GOFLAGS=-count=1 KVCHECK_MUTATE=1 $(GREMLINS) unleash $(MUTATE_FLAGS) -S ltc $$out $$excludes $$pkg || exit 1; \
 	done
+
+# triage-docs: after a spec change, regenerate the repository's transcripts
+# (counterexamples/testdata: every built-in scenario's counterexamples;
+# counterexamples/testdata/sweep: the smallest counterexamples of the default
+# sweeps the README and docs/ describe) and then every triage block of the
+# README and docs/ from them (kvcheck triage --docs; docs/triage.md). A test
+# (TestTriageDocsInStep) fails until this has run. Review the diff.
+SWEEP_OUT ?= counterexamples/testdata/sweep
+TRIAGE_DOCS ?= README.md $(wildcard docs/*.md)
+.PHONY: triage-docs
+triage-docs: kvcheck
+	$(KVCHECK) check --out counterexamples/testdata --rewrite
+	$(KVCHECK) sweep --scenario draft-admission --out $(SWEEP_OUT) --rewrite > /dev/null; test $$? -le 1
+	$(KVCHECK) sweep --scenario adp-dummy-leak --out $(SWEEP_OUT) --rewrite > /dev/null; test $$? -le 1
+	$(KVCHECK) sweep --scenario adp-dummy-leak --fix free-unpaired-mirror --liveness=false --out $(SWEEP_OUT) --rewrite > /dev/null; test $$? -le 1
+	$(KVCHECK) sweep --scenario adp-dummy-leak --fix joint-admission --fix free-unpaired-mirror --liveness=false --out $(SWEEP_OUT) --rewrite > /dev/null; test $$? -le 1
+	$(KVCHECK) sweep --scenario pp-history-capacity --fix none --out $(SWEEP_OUT) --rewrite > /dev/null; test $$? -le 1
+	$(KVCHECK) sweep --scenario pp-history-capacity --fix none --invariant no-crash-on-refusal --out $(SWEEP_OUT) --rewrite > /dev/null; test $$? -le 1
+	$(KVCHECK) triage $(addprefix --docs ,$(TRIAGE_DOCS))

@@ -2,16 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/cmd/internal/triage"
-	"github.com/kvcheck/kvcheck/counterexamples"
 	"github.com/kvcheck/kvcheck/spec"
 	"github.com/spf13/pflag"
 )
@@ -145,7 +142,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 	status := exitOK
 	for _, path := range flags.Args() {
 		start := time.Now()
-		rep, err := triageFile(path, &hook)
+		rep, heading, err := triage.FileWithHeading(path, hook.options())
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck triage: %v\nreproduce: %s triage %s\n", err, commandName(), path)
 			status = exitUsage
@@ -159,7 +156,7 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 			}{path, rep})
 			fmt.Fprintln(stdout, string(data))
 		case *markdown:
-			fmt.Fprintln(stdout, triageMarkdown(path, rep))
+			fmt.Fprintln(stdout, rep.Markdown(path, "README.md", heading))
 		default:
 			fmt.Fprintf(stdout, "%s: %s\n", path, rep.Signature.Words())
 			printTriage(stdout, rep, "  ")
@@ -167,40 +164,6 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
-}
-
-// triageFile replays a transcript and triages its violation.
-func triageFile(path string, hook *triageHook) (*triage.Report, error) {
-	res, err := counterexamples.ReplayFile(path)
-	if err != nil {
-		var inputErr *counterexamples.InputError
-		if errors.As(err, &inputErr) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	f, err := triage.FromTranscript(res)
-	if err != nil {
-		return nil, err
-	}
-	rep, err := triage.Triage(f, hook.options())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return rep, nil
-}
-
-// triageMarkdown is the block the README and docs/ hold for a transcript:
-// its labels as one quoted paragraph, without the cost (which varies).
-func triageMarkdown(path string, rep *triage.Report) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "> **Triage** of `%s` (`kvcheck triage`, [docs/triage.md](docs/triage.md)):", path)
-	for _, line := range rep.Lines() {
-		label, rest, _ := strings.Cut(line, ": ")
-		fmt.Fprintf(&b, "\n> **%s**: %s", label, rest)
-		b.WriteString("<br>")
-	}
-	return strings.TrimSuffix(b.String(), "<br>")
 }
 
 func init() {

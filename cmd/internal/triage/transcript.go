@@ -1,7 +1,9 @@
 package triage
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/kvcheck/kvcheck/counterexamples"
@@ -43,4 +45,48 @@ func FromTranscript(res *counterexamples.Result) (Finding, error) {
 		return Finding{}, fmt.Errorf("%s shows no violation (a fix transcript replays the real code's steps without one): nothing to triage", res.File)
 	}
 	return f, nil
+}
+
+// sweepFinding is how a sweep transcript's banner names its configuration.
+var sweepFinding = regexp.MustCompile(`the smallest breaking one \((#\d+: [^)]*)\)`)
+
+// Heading names what a transcript shows, for a triage block: its banner's
+// title and, for a sweep's smallest counterexample, its configuration's
+// number and size in the sweep.
+func Heading(res *counterexamples.Result) string {
+	if len(res.Transcript.Banner) == 0 {
+		return res.File
+	}
+	heading := strings.TrimSpace(res.Transcript.Banner[0])
+	if m := sweepFinding.FindStringSubmatch(strings.Join(strings.Fields(strings.Join(res.Transcript.Banner, " ")), " ")); m != nil {
+		heading += " (sweep configuration " + m[1] + ")"
+	}
+	return heading
+}
+
+// File replays the transcript at path and triages the violation it shows.
+func File(path string, opts Options) (*Report, error) {
+	rep, _, err := FileWithHeading(path, opts)
+	return rep, err
+}
+
+// FileWithHeading is File, and the transcript's Heading.
+func FileWithHeading(path string, opts Options) (*Report, string, error) {
+	res, err := counterexamples.ReplayFile(path)
+	if err != nil {
+		var inputErr *counterexamples.InputError
+		if errors.As(err, &inputErr) {
+			return nil, "", err
+		}
+		return nil, "", fmt.Errorf("%s: %v", path, err)
+	}
+	f, err := FromTranscript(res)
+	if err != nil {
+		return nil, "", err
+	}
+	rep, err := Triage(f, opts)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %v", path, err)
+	}
+	return rep, Heading(res), nil
 }

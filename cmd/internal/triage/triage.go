@@ -69,8 +69,8 @@ type Report struct {
 	Needs         []string `json:"needs"`
 	IndifferentTo []string `json:"indifferent_to"`
 	// ClosedBy are the fixes that, added alone, close it.
-	ClosedBy []string `json:"closed_by"`
-	Undetermined  []string `json:"undetermined,omitempty"`
+	ClosedBy     []string `json:"closed_by"`
+	Undetermined []string `json:"undetermined,omitempty"`
 	// Knobs holds the dependency re-checks, one per change.
 	Knobs []Row `json:"knobs"`
 	// SameAs says which known violation it is ("same as seed 000
