@@ -19,7 +19,6 @@ import (
 type triageHook struct {
 	on        bool
 	maxStates int
-	workers   int
 	cacheDir  string
 	noCache   bool
 	cache     *sweep.Cache
@@ -62,7 +61,7 @@ func (t *triageHook) close() {
 
 // options are the triage's options.
 func (t *triageHook) options() triage.Options {
-	return triage.Options{MaxStates: t.maxStates, Workers: max(t.workers, runtime.NumCPU()), Cache: t.cache}
+	return triage.Options{MaxStates: t.maxStates, Workers: runtime.NumCPU(), Cache: t.cache}
 }
 
 // finding triages one violation; a triage that cannot run says why on

@@ -107,7 +107,6 @@ type Row struct {
 	Note    string `json:"note,omitempty"`
 	// from and to are the knob's values, for the needs' words.
 	from, to string
-	fixes    spec.Fixes
 	fix      spec.Fix
 	fixRow   int // 0 a setting, 1 a fix added, -1 a fix removed, 2 every fix removed
 	tokens   uint32
@@ -115,11 +114,10 @@ type Row struct {
 
 // job is one re-check to run.
 type job struct {
-	row    *Row
-	cfg    spec.Config
-	fixes  spec.Fixes
-	depth  int
-	record sweep.Record
+	row   *Row
+	cfg   spec.Config
+	fixes spec.Fixes
+	depth int
 }
 
 // Triage re-checks the finding's configuration under every scale and knob
@@ -235,10 +233,10 @@ func (r *runner) do(j *job) {
 		j.row.Verdict, j.row.Note = NA, strings.TrimPrefix(err.Error(), "invalid configuration: ")
 		return
 	}
-	j.record = r.runOne(sweep.Variant{Scenario: r.sc, Fixes: j.fixes}, j.cfg, r.search(j.depth))
-	j.row.Verdict, j.row.States = verdict(j.record), j.record.States
+	rec := r.runOne(sweep.Variant{Scenario: r.sc, Fixes: j.fixes}, j.cfg, r.search(j.depth))
+	j.row.Verdict, j.row.States = verdict(rec), rec.States
 	if j.row.Verdict == Same {
-		j.row.Steps = len(j.record.Trace)
+		j.row.Steps = len(rec.Trace)
 	}
 }
 
