@@ -128,6 +128,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck check: unexpected argument %s (scenarios are given with --scenario, files with --config)\n%s", quote(flags.Arg(0)), usageLine("check"))
 		return exitUsage
 	}
+	if err := opts.triage.validate(); err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
+		return exitUsage
+	}
 	if opts.depth < 0 || opts.maxStates < 0 {
 		fmt.Fprintln(stderr, "kvcheck check: --depth and --max-states must not be negative")
 		return exitUsage

@@ -93,6 +93,10 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck fuzz: unexpected argument %s (scenarios are given with --scenario, files with --config)\n%s", quote(flags.Arg(0)), usageLine("fuzz"))
 		return exitUsage
 	}
+	if err := opts.triage.validate(); err != nil {
+		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
+		return exitUsage
+	}
 	switch {
 	case opts.duration < 0 || opts.walks < 0:
 		fmt.Fprintln(stderr, "kvcheck fuzz: --time and --walks must not be negative")

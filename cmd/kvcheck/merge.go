@@ -26,6 +26,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
 	}
+	if err := tri.validate(); err != nil {
+		fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
+		return exitUsage
+	}
 	if flags.NArg() == 0 {
 		fmt.Fprintln(stderr, "kvcheck merge: expected the shards' result files (kvcheck sweep --shard i/n > FILE)")
 		return exitUsage

@@ -73,6 +73,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck sweep: unexpected argument %s (scenarios are given with --scenario)\n", quote(flags.Arg(0)))
 		return exitUsage
 	}
+	if err := tri.validate(); err != nil {
+		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
+		return exitUsage
+	}
 	if opts.depth < 0 || opts.maxStates < 0 || opts.budget < 0 || opts.workers < 1 {
 		fmt.Fprintln(stderr, "kvcheck sweep: --depth, --max-states and --time must not be negative, --workers at least 1")
 		return exitUsage

@@ -37,6 +37,14 @@ func (t *triageHook) addFlags(flags *pflag.FlagSet, withCache bool) {
 	}
 }
 
+// validate rejects a budget that is not positive.
+func (t *triageHook) validate() error {
+	if t.maxStates < 1 {
+		return fmt.Errorf("--triage-max-states must be at least 1, got %d", t.maxStates)
+	}
+	return nil
+}
+
 // open opens the cache once; without one the re-checks run uncached.
 func (t *triageHook) open() {
 	if t.opened || !t.on {
@@ -129,6 +137,10 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	hook.on = true
+	if err := hook.validate(); err != nil {
+		fmt.Fprintf(stderr, "kvcheck triage: %v\n", err)
+		return exitUsage
+	}
 	if len(*docs) > 0 {
 		return runTriageDocs(*docs, *checkDocs, &hook, stdout, stderr)
 	}

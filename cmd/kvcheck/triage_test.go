@@ -97,6 +97,12 @@ func TestTriageCommandErrors(t *testing.T) {
 	if code, _, errOut := runKvcheck("triage"); code != exitUsage || !strings.Contains(errOut, "expected at least one transcript") {
 		t.Errorf("no file: exit %d\n%s", code, errOut)
 	}
+	for _, args := range [][]string{{"triage", fix}, {"check"}, {"fuzz"}, {"sweep"}, {"merge", fix}} {
+		cmd := args[0]
+		if code, _, errOut := runKvcheck(append(args, "--triage-max-states", "0")...); code != exitUsage || !strings.Contains(errOut, "--triage-max-states must be at least 1, got 0") {
+			t.Errorf("%s --triage-max-states 0: exit %d\n%s", cmd, code, errOut)
+		}
+	}
 }
 
 // TestCheckJSONCarriesTriage: check --json gives a violation its triage
