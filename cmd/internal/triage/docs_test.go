@@ -49,8 +49,9 @@ func TestTriageDocsInStep(t *testing.T) {
 }
 
 // TestEveryFindingIsTriaged: every transcript of a violation in
-// counterexamples/testdata and counterexamples/testdata/sweep (the
-// findings the README and docs/ describe) has a triage block there.
+// counterexamples/testdata, counterexamples/testdata/sweep and
+// counterexamples/testdata/findings (the findings the README and docs/
+// describe) has a triage block there.
 func TestEveryFindingIsTriaged(t *testing.T) {
 	named, err := DocTranscripts(root, docFiles(t))
 	if err != nil {
@@ -61,7 +62,7 @@ func TestEveryFindingIsTriaged(t *testing.T) {
 		has[n] = true
 	}
 	var missing []string
-	for _, pattern := range []string{"counterexamples/testdata/*.txt", "counterexamples/testdata/sweep/*.txt"} {
+	for _, pattern := range []string{"counterexamples/testdata/*.txt", "counterexamples/testdata/sweep/*.txt", "counterexamples/testdata/findings/*.txt"} {
 		files, err := filepath.Glob(filepath.Join(root, pattern))
 		if err != nil {
 			t.Fatal(err)
