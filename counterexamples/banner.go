@@ -70,7 +70,33 @@ func banner(ce Counterexample, steps []Step, marked int) []string {
 	for _, a := range ce.Adapted {
 		add(a.String())
 	}
+	if ce.Triage != "" {
+		add(ce.Triage)
+	}
 	return out
+}
+
+// TriagePrefix starts the banner's triage paragraph.
+const TriagePrefix = "Triage (kvcheck triage"
+
+// BannerTriage is the triage paragraph of a transcript's banner, its
+// wrapped lines joined, or "" when it has none.
+func BannerTriage(banner []string) string {
+	var words []string
+	for i, line := range banner {
+		if !strings.HasPrefix(line, TriagePrefix) {
+			continue
+		}
+		words = append(words, line)
+		for _, more := range banner[i+1:] {
+			if !strings.HasPrefix(more, "  ") {
+				break
+			}
+			words = append(words, strings.TrimSpace(more))
+		}
+		break
+	}
+	return strings.Join(words, " ")
 }
 
 // title is the banner's first line.

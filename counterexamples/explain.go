@@ -1,6 +1,7 @@
 package counterexamples
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"io"
@@ -35,6 +36,9 @@ type page struct {
 	Charts               []chart
 	Rows                 []row
 	Banner               string
+	// Triage is the violation's triage paragraph (Result.Triage, else the
+	// banner's), "" for none.
+	Triage string
 	// Story is the scenario's story (what happens in the engine) and
 	// Legend the real functions behind each kind of action in the trace.
 	Story     []string
@@ -97,6 +101,7 @@ func explainPage(res *Result) page {
 		Fixes:     fixesWords(sp.Fixes, "none (the real code)"),
 		Matches:   res.Matches(),
 		Banner:    strings.Join(res.Transcript.Banner, "\n"),
+		Triage:    cmp.Or(res.Triage, BannerTriage(res.Transcript.Banner)),
 		Generator: template.HTML(ExplainGenerator),
 	}
 	for _, f := range sp.Fixes.List() {
@@ -327,6 +332,7 @@ h1 { font-size: 1.2em; margin: 0 0 .3em; }
 .verdict.bad { background: #fde2e1; border: 1px solid #d33; }
 .verdict.ok { background: #e2f5e4; border: 1px solid #3a3; }
 .stale { color: #a40; }
+p.triage { max-width: 60em; margin: .3em 0; padding: .4em .8em; background: #f3f3f3; border-left: 3px solid #888; }
 .charts { display: flex; flex-wrap: wrap; gap: 1em 2em; margin: 1em 0; }
 .chart h2 { font-size: .9em; margin: 0 0 .2em; font-weight: 600; }
 svg .used { fill: #9cc3e6; stroke: #2f6fa8; stroke-width: 1; }
@@ -364,6 +370,7 @@ ul.legend li { font-family: system-ui, sans-serif; font-size: .9em; }
 <p class="meta">Scenario <b>{{.Scenario}}</b> · fixes <b>{{.Fixes}}</b> · {{.File}}</p>
 {{range .FixDocs}}<p class="meta">Fix {{.}}</p>{{end}}
 <p class="verdict {{if .Bad}}bad{{else}}ok{{end}}">{{.Verdict}}</p>
+{{if .Triage}}<p class="triage">{{.Triage}}</p>{{end}}
 {{if not .Matches}}<p class="stale">This replay differs from the outputs written in the file: run <code>{{.Command}}</code> to see the diff. The page shows this replay.</p>{{end}}
 <div class="charts">
 {{range .Charts}}<div class="chart"><h2>{{.Title}}</h2>{{.SVG}}</div>

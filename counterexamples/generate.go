@@ -31,6 +31,8 @@ type FoundViolation struct {
 	Invariant, Message string
 	Trace              []spec.Action
 	Cycle              []spec.Action // a livelock's cycle, after Trace
+	// Triage is the violation's triage paragraph for the banner ("": none).
+	Triage string
 }
 
 // File is one transcript to write.
@@ -102,6 +104,7 @@ func violationFiles(f *Found, notes []FixNote) ([]File, error) {
 			FoundBy:   f.Command,
 			Search:    searchWords(f, len(viol.Trace)),
 			FixedBy:   notes,
+			Triage:    viol.Triage,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -219,7 +222,7 @@ func Check(variants []Variant, opts model.Options, command string) ([]Found, err
 		f := Found{Scenario: v.Scenario, Fixes: v.Fixes, States: res.States, Depth: res.Depth, Complete: res.Complete,
 			Command: checkCommand(command, v)}
 		for _, viol := range res.Violations {
-			f.Violations = append(f.Violations, FoundViolation{viol.Invariant, viol.Message, viol.Trace, viol.Cycle})
+			f.Violations = append(f.Violations, FoundViolation{Invariant: viol.Invariant, Message: viol.Message, Trace: viol.Trace, Cycle: viol.Cycle})
 		}
 		for _, g := range res.Goals {
 			if !g.Reached {

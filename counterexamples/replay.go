@@ -394,6 +394,10 @@ type Result struct {
 	// LostVerdict says why the transcript no longer shows what its banner
 	// claims (cut before its `[*]` step, a livelock's cycle gone), or "".
 	LostVerdict string
+	// Triage, when set, is the triage paragraph Explain shows instead of
+	// the banner's (BannerTriage), e.g. one computed for a transcript
+	// written without it.
+	Triage string
 }
 
 // Matches reports whether every expected output matched and the

@@ -39,6 +39,9 @@ type Counterexample struct {
 	// Cycle is, for a livelock, the actions that lead from the state
 	// Trace ends in back to it; written as a cycle directive (cycle.go).
 	Cycle []spec.Action
+	// Triage is the violation's triage paragraph (kvcheck triage, starting
+	// with TriagePrefix), "" for none; the banner ends with it.
+	Triage string
 }
 
 // FixNote is one fix set and what its check found against the real

@@ -153,15 +153,15 @@ func (v CodeVersion) String() string {
 // RequestTemplate describes one request a scenario may send.
 type RequestTemplate struct {
 	// PromptLen is the prompt length in tokens.
-	PromptLen uint32
+	PromptLen uint32 `unit:"tokens"`
 	// MaxNewTokens is max_tokens: the request completes once it has
 	// generated this many tokens (GENERATION_COMPLETE).
-	MaxNewTokens uint32
+	MaxNewTokens uint32 `unit:"tokens"`
 	// Family groups requests whose prompts share a prefix; NoFamily for
 	// none.
 	Family uint8
 	// SharedPrefix is the number of leading prompt tokens the family shares.
-	SharedPrefix uint32
+	SharedPrefix uint32 `unit:"tokens"`
 	// Rank is the attention-DP rank the request is routed to (0 without ADP;
 	// under pipeline parallelism a request lives on every stage).
 	Rank uint8
@@ -199,29 +199,37 @@ func (k LoopKind) String() string {
 
 // Config is one engine configuration: the KV cache managers, the scheduler
 // budgets and the executor loop, scaled down. It is not part of the state.
+//
+// The `unit` tag of a field says what its value counts, so a tool can scale
+// a configuration up to real page sizes without a second list of keys
+// (kvcheck triage, docs/triage.md): "tokens" scales with tokens_per_block
+// (sizes a real deployment has many pages of: prompts, budgets, the chunk
+// unit, max_seq_len); "step-tokens" is a token count fixed by the model's
+// architecture that does not grow with the page (the draft width of one
+// step, extra KV tokens); "pages" counts pages of a pool.
 type Config struct {
 	// TokensPerBlock is tokens_per_block (a page).
-	TokensPerBlock uint32 `kv:"tokens_per_block" doc:"tokens per KV block (page)"`
+	TokensPerBlock uint32 `kv:"tokens_per_block" doc:"tokens per KV block (page)" unit:"tokens"`
 	// MaxDraftLen is max_total_draft_tokens D (MTP max_draft_len).
-	MaxDraftLen uint32 `kv:"max_draft_len" doc:"max_total_draft_tokens D"`
+	MaxDraftLen uint32 `kv:"max_draft_len" doc:"max_total_draft_tokens D" unit:"step-tokens"`
 	// ExtraKVTokens is num_extra_kv_tokens (0 for MTP with D = 1).
-	ExtraKVTokens uint32 `kv:"num_extra_kv_tokens" doc:"num_extra_kv_tokens"`
+	ExtraKVTokens uint32 `kv:"num_extra_kv_tokens" doc:"num_extra_kv_tokens" unit:"step-tokens"`
 	// ReserveDraftTokens is _kv_reserve_draft_tokens R of a draft pool.
-	ReserveDraftTokens uint32 `kv:"kv_reserve_draft_tokens" doc:"_kv_reserve_draft_tokens of a draft pool"`
+	ReserveDraftTokens uint32 `kv:"kv_reserve_draft_tokens" doc:"_kv_reserve_draft_tokens of a draft pool" unit:"step-tokens"`
 	// MaxBatchSize is max_batch_size (the scheduler's max_num_requests).
 	MaxBatchSize uint8 `kv:"max_batch_size" doc:"max_batch_size"`
 	// MaxNumTokens is max_num_tokens, the per-iteration token budget and the
 	// max_context_length of a chunk.
-	MaxNumTokens uint32 `kv:"max_num_tokens" doc:"max_num_tokens"`
+	MaxNumTokens uint32 `kv:"max_num_tokens" doc:"max_num_tokens" unit:"tokens"`
 	// ChunkedPrefill is enable_chunked_prefill.
 	ChunkedPrefill bool `kv:"enable_chunked_prefill" doc:"chunked prefill"`
 	// ChunkUnitSize is the chunk unit a non-final chunk is rounded down to
 	// (typically tokens_per_block).
-	ChunkUnitSize uint32 `kv:"chunk_unit_size" doc:"chunk unit size"`
+	ChunkUnitSize uint32 `kv:"chunk_unit_size" doc:"chunk unit size" unit:"tokens"`
 	// TargetBlocks and DraftBlocks are the GPU pages of each pool per rank
 	// (per stage: see StageTargetBlocks).
-	TargetBlocks uint32 `kv:"target_blocks" doc:"GPU pages of the target pool per rank"`
-	DraftBlocks  uint32 `kv:"draft_blocks" doc:"GPU pages of the draft pool per rank"`
+	TargetBlocks uint32 `kv:"target_blocks" doc:"GPU pages of the target pool per rank" unit:"pages"`
+	DraftBlocks  uint32 `kv:"draft_blocks" doc:"GPU pages of the draft pool per rank" unit:"pages"`
 	// TargetIndexSlots and DraftIndexSlots are each manager's IndexMapper
 	// capacity, as the code of the seed reports sizes it (max_batch_size
 	// plus the slots reserved for dummies, see dummyIndexSlots);
@@ -244,8 +252,8 @@ type Config struct {
 	// MIN-reduced across ranks in bytes, not tokens
 	// (_sync_host_tier_quota), so stages whose bytes per token differ get
 	// different host page counts.
-	HostBlocks      uint32           `kv:"host_blocks" doc:"host-tier pages per pool and rank (0 = as many as on GPU)"`
-	StageHostBlocks [MaxRanks]uint32 `kv:"stage_host_blocks" doc:"host-tier pages per pipeline stage, stage 0 first (0 = host_blocks)"`
+	HostBlocks      uint32           `kv:"host_blocks" doc:"host-tier pages per pool and rank (0 = as many as on GPU)" unit:"pages"`
+	StageHostBlocks [MaxRanks]uint32 `kv:"stage_host_blocks" doc:"host-tier pages per pipeline stage, stage 0 first (0 = host_blocks)" unit:"pages"`
 	// RecomputePause is the scheduler's enable_recompute_pause (default True
 	// in the real code): the eviction ladder may free a started victim's
 	// caches so it re-prefills later.
@@ -314,8 +322,8 @@ type Config struct {
 	// the MIN of every rank's token capacity, so stages differ only by the
 	// storage layer's rounding of that quota to whole pages, in either
 	// direction (see reading-notes.md, "per-stage pool sizes").
-	StageTargetBlocks [MaxRanks]uint32 `kv:"stage_target_blocks" doc:"target pages per pipeline stage, stage 0 first (0 = target_blocks)"`
-	StageDraftBlocks  [MaxRanks]uint32 `kv:"stage_draft_blocks" doc:"draft pages per pipeline stage, stage 0 first (0 = draft_blocks)"`
+	StageTargetBlocks [MaxRanks]uint32 `kv:"stage_target_blocks" doc:"target pages per pipeline stage, stage 0 first (0 = target_blocks)" unit:"pages"`
+	StageDraftBlocks  [MaxRanks]uint32 `kv:"stage_draft_blocks" doc:"draft pages per pipeline stage, stage 0 first (0 = draft_blocks)" unit:"pages"`
 	// TargetPoolGroups and DraftPoolGroups are the GPU slots of each pool
 	// group of a pool when its layers form several (KVCacheManagerConfig
 	// coalesces buffers by life cycle and size into pool groups, each with
@@ -324,8 +332,8 @@ type Config struct {
 	// and is the first above max_util_for_resume, which _KVCache.resume
 	// checks over every group: the pool has the smallest group's pages.
 	// Unset (all 0), the pool is one group of target_blocks / draft_blocks.
-	TargetPoolGroups [MaxPoolGroups]uint32 `kv:"target_pool_groups" doc:"slots of each pool group of the target pool (the smallest binds; 0 = one group of target_blocks)"`
-	DraftPoolGroups  [MaxPoolGroups]uint32 `kv:"draft_pool_groups" doc:"slots of each pool group of the draft pool (the smallest binds; 0 = one group of draft_blocks)"`
+	TargetPoolGroups [MaxPoolGroups]uint32 `kv:"target_pool_groups" doc:"slots of each pool group of the target pool (the smallest binds; 0 = one group of target_blocks)" unit:"pages"`
+	DraftPoolGroups  [MaxPoolGroups]uint32 `kv:"draft_pool_groups" doc:"slots of each pool group of the draft pool (the smallest binds; 0 = one group of draft_blocks)" unit:"pages"`
 	// CudaGraphPaddingDummies is the number of CUDA-graph padding dummies
 	// (CUDA_GRAPH_DUMMY_REQUEST_ID, created with add_dummy_requests and
 	// retained per draft length) live for the whole run: each holds an
@@ -337,7 +345,7 @@ type Config struct {
 	// configuration as pools are sized, see maxBlocksPerSeq). A capacity
 	// beyond it overflows the request's row (the _revert_gen_alloc
 	// docstring, py_executor.py at 2829508).
-	MaxSeqLen uint32 `kv:"max_seq_len" doc:"max_seq_len; the page-index buffer row holds its pages (0 = the longest request)"`
+	MaxSeqLen uint32 `kv:"max_seq_len" doc:"max_seq_len; the page-index buffer row holds its pages (0 = the longest request)" unit:"tokens"`
 	// PPPropagatesRecomputePause says whether SerializableSchedulerOutput
 	// carries the first stage's recompute-paused requests to the later
 	// pipeline stages, which then free and pause them
@@ -543,10 +551,10 @@ func (c *Config) validate(compact bool) error {
 // creator requires max_seq_len to fit.
 func (c *Config) longestRequestBlocks() int {
 	longest := 0
-	for _, r := range c.Requests {
-		longest = max(longest, int(r.PromptLen)+int(r.MaxNewTokens)+2*int(c.MaxDraftLen)+int(c.ExtraKVTokens)+1)
+	for i := range c.Requests {
+		longest = max(longest, c.RequestBlocks(uint8(i+1)))
 	}
-	return (longest + int(c.TokensPerBlock) - 1) / int(c.TokensPerBlock)
+	return longest
 }
 
 // maxBlocksPerSeq is the row length of the host page-index buffer:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
+	"github.com/kvcheck/kvcheck/cmd/internal/triage"
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
 )
@@ -38,6 +39,7 @@ type checkOptions struct {
 	runHooks                    // --expect, --cover, interrupts and --progress (runhooks.go)
 	maxMemory   string          // --max-memory (memory.go)
 	pressure    pressureOptions // --pressure, --cache, --no-cache, --shard (config_pressure.go)
+	triage      triageHook      // --triage (triage.go)
 }
 
 // variant is one scenario checked under one set of fixes.
@@ -80,6 +82,7 @@ type checkReport struct {
 	Trace      []string          `json:"trace"`
 	Cycle      []string          `json:"cycle,omitempty"` // a livelock's cycle, after the stem in Trace
 	Violations []violationReport `json:"violations,omitempty"`
+	Triage     *triage.Report    `json:"triage,omitempty"` // the first violation's (triage.go)
 	Reproduce  string            `json:"reproduce"`
 	// actions is Trace as actions, and cycle Cycle, for --out.
 	actions, cycle []spec.Action
@@ -99,6 +102,7 @@ type violationReport struct {
 	actions   []spec.Action
 	Cycle     []string `json:"cycle,omitempty"`
 	cycle     []spec.Action
+	Triage    *triage.Report `json:"triage,omitempty"`
 }
 
 // unreachedGoal is the invariant name reported when a check finds no
@@ -133,12 +137,17 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.showProgress, "progress", false, "print a progress line on stderr every second (shown anyway when stderr is a terminal)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms (actions, branches of the real code, raises) the run exercised, and those it never reached")
 	addPressureFlags(flags, &opts.pressure)
+	opts.triage.addFlags(flags, true)
 	flags.StringVar(&opts.maxMemory, "max-memory", defaultMemoryShare, "memory budget (e.g. 8GiB, or a share of the machine's memory); past it the queue moves to disk, and a search that still does not fit ends incomplete (exit 3)")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
 	}
 	if flags.NArg() > 0 {
 		fmt.Fprintf(stderr, "kvcheck check: unexpected argument %s (scenarios are given with --scenario, files with --config)\n%s", quote(flags.Arg(0)), usageLine("check"))
+		return exitUsage
+	}
+	if err := opts.triage.validate(); err != nil {
+		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
 	}
 	if err := validateBounds(flags, opts.depth, opts.maxStates); err != nil {
@@ -192,6 +201,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if opts.pressure.shard != "" {
 		return pr.shardOnly(variants, stdout, stderr)
 	}
+	defer opts.triage.close()
 	reports := make([]checkReport, 0, len(variants))
 	for i, v := range variants {
 		if opts.interrupt.stopped() {
@@ -210,6 +220,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		opts.gate.judge(v, &r)
+		opts.triage.check(v, &r, stderr)
 		if opts.json {
 			line, _ := json.Marshal(r)
 			fmt.Fprintln(stdout, string(line))
@@ -498,7 +509,7 @@ func printViolations(w io.Writer, reports []checkReport) {
 		fmt.Fprintf(w, "\n%s (%s): %s\n  %s\n", r.Scenario, fixes, r.Invariant, r.Message)
 		violations := r.Violations
 		if len(violations) == 0 && r.Invariant != unreachedGoal {
-			violations = []violationReport{{Invariant: r.Invariant, Message: r.Message, Steps: r.Steps, Trace: r.Trace, Cycle: r.Cycle}}
+			violations = []violationReport{{Invariant: r.Invariant, Message: r.Message, Steps: r.Steps, Trace: r.Trace, Cycle: r.Cycle, Triage: r.Triage}}
 		}
 		for i, v := range violations {
 			if len(r.Violations) > 0 {
@@ -509,6 +520,7 @@ func printViolations(w io.Writer, reports []checkReport) {
 				fmt.Fprintf(w, "  %4d  %s\n", j+1, line)
 			}
 			printCycle(w, v)
+			printTriage(w, v.Triage, "  ")
 		}
 		fmt.Fprintf(w, "  reproduce: %s\n", r.Reproduce)
 	}

@@ -101,10 +101,11 @@ func foundFromReports(variants []variant, reports []checkReport) []counterexampl
 		sort.Strings(f.MissedGoals)
 		violations := r.Violations
 		if len(violations) == 0 && r.Result == "violation" && r.Invariant != unreachedGoal {
-			violations = []violationReport{{Invariant: r.Invariant, Message: r.Message, actions: r.actions, cycle: r.cycle}}
+			violations = []violationReport{{Invariant: r.Invariant, Message: r.Message, actions: r.actions, cycle: r.cycle, Triage: r.Triage}}
 		}
 		for _, viol := range violations {
-			f.Violations = append(f.Violations, counterexamples.FoundViolation{Invariant: viol.Invariant, Message: viol.Message, Trace: viol.actions, Cycle: viol.cycle})
+			f.Violations = append(f.Violations, counterexamples.FoundViolation{Invariant: viol.Invariant, Message: viol.Message, Trace: viol.actions, Cycle: viol.cycle,
+				Triage: bannerTriage(viol.Triage)})
 		}
 		found = append(found, f)
 	}

@@ -64,8 +64,8 @@ func TestShowConfigRoundTrip(t *testing.T) {
 		}
 		path := filepath.Join(t.TempDir(), sc.Name+".yaml")
 		os.WriteFile(path, []byte(text), 0o644)
-		_, builtin, _ := runKvcheck("check", "--scenario", sc.Name, "--json")
-		code, fromFile, errOut := runKvcheck("check", "--config", path, "--json")
+		_, builtin, _ := runKvcheck("check", "--scenario", sc.Name, "--json", "--triage=false")
+		code, fromFile, errOut := runKvcheck("check", "--config", path, "--json", "--triage=false")
 		if code != exitOK {
 			t.Fatalf("%s: exit %d\n%s", sc.Name, code, errOut)
 		}

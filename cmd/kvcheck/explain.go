@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kvcheck/kvcheck/cmd/internal/triage"
 	"github.com/kvcheck/kvcheck/counterexamples"
 )
 
@@ -15,6 +16,9 @@ import (
 func runExplain(args []string, stdout, stderr io.Writer) int {
 	flags := newFlagSet("explain", stderr)
 	out := flags.String("html", "", "write the HTML page to this file (required)")
+	var tri triageHook
+	tri.addFlags(flags, true)
+	defer tri.close()
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
 	}
@@ -36,6 +40,12 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	if err := refuseForeignFile(*out, counterexamples.ExplainGenerator); err != nil {
 		fmt.Fprintf(stderr, "kvcheck explain: %v\nreproduce: %s explain %s --html %s\n", err, commandName(), path, *out)
 		return exitUsage
+	}
+	if counterexamples.BannerTriage(res.Transcript.Banner) == "" && res.Matches() {
+		// A transcript written without its triage: the page shows one.
+		if f, err := triage.FromTranscript(res); err == nil {
+			res.Triage = bannerTriage(tri.finding(f, stderr))
+		}
 	}
 	var page bytes.Buffer
 	if err := counterexamples.Explain(&page, res); err != nil {

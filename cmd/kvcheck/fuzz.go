@@ -29,7 +29,8 @@ type fuzzOptions struct {
 	rewriteLine string
 	runHooks    // --expect, --cover, interrupts and --progress (runhooks.go)
 	// share is the current variant's share of the --time budget.
-	share time.Duration
+	share  time.Duration
+	triage triageHook // --triage (triage.go)
 }
 
 // fuzzReport is one line of `kvcheck fuzz --json`: the keys of `kvcheck
@@ -85,11 +86,17 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.showProgress, "progress", false, "print a progress line on stderr every second (shown anyway when stderr is a terminal)")
 	sweepRandom := flags.Bool("sweep", false, "walk random configurations around each scenario's, beyond any sweep's bounds: --walks per configuration (default 64) until --time; reports the smallest violating one (fuzz_sweep.go)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms the walks exercised, and those they never reached")
+	opts.triage.addFlags(flags, true)
+	defer opts.triage.close()
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
 	}
 	if flags.NArg() > 0 {
 		fmt.Fprintf(stderr, "kvcheck fuzz: unexpected argument %s (scenarios are given with --scenario, files with --config)\n%s", quote(flags.Arg(0)), usageLine("fuzz"))
+		return exitUsage
+	}
+	if err := opts.triage.validate(); err != nil {
+		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage
 	}
 	switch {
@@ -163,6 +170,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		opts.gate.judge(v, &r.checkReport)
+		opts.triage.fuzz(&r, stderr)
 		reports = append(reports, r.checkReport)
 		if r.Result == "violation" {
 			failed = append(failed, r)
@@ -425,6 +433,7 @@ func printFuzzViolation(w io.Writer, r fuzzReport) {
 				fmt.Fprintf(w, "  %4d  %s\n", i+1, line)
 			}
 		}
+		printTriage(w, r.Triage, "  ")
 	}
 	fmt.Fprintf(w, "  reproduce: %s\n", r.Reproduce)
 }

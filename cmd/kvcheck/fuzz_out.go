@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kvcheck/kvcheck/cmd/internal/triage"
 	"github.com/kvcheck/kvcheck/counterexamples"
 	"github.com/kvcheck/kvcheck/spec"
 )
@@ -28,7 +29,11 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 		}
 		name := counterexamples.FileName(r.Scenario, fixes, r.Invariant)
 		search := fmt.Sprintf("seeded random walks (seed %d, %d walks), shrunk from %d to %d steps", r.Seed, r.Walks, r.StepsBeforeShrink, r.Steps)
-		data, err := fuzzTranscript(sp, r.actions, r, search)
+		triaged := r.Triage
+		if r.reduced != nil {
+			triaged = nil // the triage is of the reduced configuration's
+		}
+		data, err := fuzzTranscript(sp, r.actions, r, search, triaged)
 		if err != nil {
 			fmt.Fprintf(stderr, "kvcheck fuzz: --out: %s: %v\nreproduce: %s\n", name, err, r.Reproduce)
 			return exitUsage
@@ -37,7 +42,7 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 		if r.reduced != nil {
 			r.reduced.Scenario = sc
 			reducedName := strings.TrimSuffix(name, ".txt") + ".reduced.txt"
-			data, err := fuzzTranscript(r.reduced, r.reducedActions, r, search+", then on a reduced configuration")
+			data, err := fuzzTranscript(r.reduced, r.reducedActions, r, search+", then on a reduced configuration", r.Triage)
 			if err != nil {
 				fmt.Fprintf(stderr, "kvcheck fuzz: --out: %s: %v\nreproduce: %s\n", reducedName, err, r.Reproduce)
 				return exitUsage
@@ -61,9 +66,9 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 }
 
 // fuzzTranscript renders one fuzz counterexample under sp.
-func fuzzTranscript(sp *spec.Spec, trace []spec.Action, r fuzzReport, search string) ([]byte, error) {
+func fuzzTranscript(sp *spec.Spec, trace []spec.Action, r fuzzReport, search string, triaged *triage.Report) ([]byte, error) {
 	return counterexamples.Write(counterexamples.Counterexample{
 		Spec: sp, Trace: trace, Invariant: r.Invariant, Message: r.Message,
-		FoundBy: r.Reproduce, Search: search,
+		FoundBy: r.Reproduce, Search: search, Triage: bannerTriage(triaged),
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
+	"github.com/kvcheck/kvcheck/cmd/internal/triage"
 	"github.com/kvcheck/kvcheck/counterexamples"
 	"github.com/kvcheck/kvcheck/fuzz"
 	"github.com/kvcheck/kvcheck/spec"
@@ -48,6 +49,7 @@ type fuzzSweepFind struct {
 	Steps     int      `json:"steps"`
 	Trace     []string `json:"trace"`
 	actions   []spec.Action
+	Triage    *triage.Report `json:"triage,omitempty"`
 }
 
 // defaultSweepWalks is the walks per random configuration when --walks is
@@ -81,6 +83,7 @@ func runFuzzSweep(opts fuzzOptions, variants []variant, stdout, stderr io.Writer
 			"--walks", fmt.Sprint(walks), "--time", opts.duration.String()), " ")
 		if r.Smallest != nil {
 			status = exitViolation
+			opts.triage.fuzzSweep(v, r.Smallest, stderr)
 		}
 		if opts.json {
 			jsonLine(stdout, r)
@@ -175,6 +178,7 @@ func printFuzzSweep(w io.Writer, r fuzzSweepReport) {
 		for j, line := range s.Trace {
 			fmt.Fprintf(w, "  %4d  %s\n", j+1, line)
 		}
+		printTriage(w, s.Triage, "  ")
 	}
 	fmt.Fprintf(w, "  reproduce: %s\n", r.Reproduce)
 }
@@ -193,7 +197,7 @@ func fuzzSweepTranscript(v variant, r fuzzSweepReport) (namedFile, error) {
 	sp.Scenario = v.scenario
 	name := strings.TrimSuffix(counterexamples.FileName(v.scenario.Name, v.fixes, ""), "ok.txt") + "fuzz-sweep." + s.Invariant + ".txt"
 	data, err := counterexamples.Write(counterexamples.Counterexample{
-		Spec: sp, Trace: s.actions, Invariant: s.Invariant, Message: s.Message, FoundBy: r.Reproduce,
+		Spec: sp, Trace: s.actions, Invariant: s.Invariant, Message: s.Message, FoundBy: r.Reproduce, Triage: bannerTriage(s.Triage),
 		Search: fmt.Sprintf("random walks on %d random configurations; the smallest violating one (draw %d), its trace shrunk", r.Configurations, s.Draw),
 	})
 	if err != nil {

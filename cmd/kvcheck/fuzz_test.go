@@ -29,7 +29,7 @@ func fuzzJSON(t *testing.T, args ...string) (int, fuzzReport) {
 // shrinks it to the length `kvcheck check --keep-going` gives for it.
 func TestFuzzFindsEachCrash(t *testing.T) {
 	for _, sc := range spec.Scenarios() {
-		_, out, _ := runKvcheck("check", "--scenario", sc.Name, "--fix", "none", "--keep-going", "--json")
+		_, out, _ := runKvcheck("check", "--scenario", sc.Name, "--fix", "none", "--keep-going", "--json", "--triage=false")
 		var check checkReport
 		if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &check); err != nil {
 			t.Fatal(err)
@@ -37,7 +37,7 @@ func TestFuzzFindsEachCrash(t *testing.T) {
 		if check.Result != "violation" {
 			continue
 		}
-		code, r := fuzzJSON(t, "--scenario", sc.Name, "--fix", "none", "--seed", "1", "--workers", "1", "--time", "20s", "--any-violation")
+		code, r := fuzzJSON(t, "--scenario", sc.Name, "--fix", "none", "--seed", "1", "--workers", "1", "--time", "20s", "--any-violation", "--triage=false")
 		if code != exitViolation || r.Result != "violation" {
 			t.Errorf("%s: exit %d, result %s; the checker finds %s", sc.Name, code, r.Result, check.Message)
 			continue

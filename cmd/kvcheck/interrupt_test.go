@@ -30,7 +30,18 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// The tests' triage re-checks (and sweeps without --cache) share a
+	// results cache of their own, never the user's (os.UserCacheDir reads
+	// XDG_CACHE_HOME on Linux).
+	dir, err := os.MkdirTemp("", "kvcheck-test-cache-")
+	if err == nil {
+		os.Setenv("XDG_CACHE_HOME", dir)
+	}
+	code := m.Run()
+	if err == nil {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
 }
 
 // TestFuzzSIGINTKeepsItsCounterexample: SIGINT during a fuzz run, after

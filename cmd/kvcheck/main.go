@@ -88,6 +88,11 @@ Usage (kvcheck COMMAND --help for a command's flags and an example):
       Also write each counterexample as a transcript in DIR (and, per fix that
       closes it, the same actions replayed under the fix); --rewrite replaces
       transcripts that exist.
+  kvcheck triage [--json | --markdown] FILE...
+      Triage the violation a transcript shows: robust or fragile at larger pages
+      and pools, what it needs and is indifferent to, which known violation it
+      is, whether it sits at a capacity edge (docs/triage.md). check, sweep,
+      merge and fuzz triage every violation they report (--triage=false: not).
   kvcheck replay [--rewrite] FILE...
       Re-execute transcripts; print a unified diff and exit 1 on any difference;
       --rewrite writes the actual outputs into the files instead.
@@ -168,6 +173,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return runSweep(args[1:], stdout, stderr)
 	case "merge":
 		return runMerge(args[1:], stdout, stderr)
+	case "triage":
+		return runTriage(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -20,8 +20,15 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&asJSON, "json", false, "print one JSON object per variant")
 	flags.StringVar(&out, "out", "", "write each variant's smallest counterexample as a transcript in this directory")
 	flags.BoolVar(&rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
+	var tri triageHook
+	tri.addFlags(flags, true)
+	defer tri.close()
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
+	}
+	if err := tri.validate(); err != nil {
+		fmt.Fprintf(stderr, "kvcheck merge: %v\n", err)
+		return exitUsage
 	}
 	if flags.NArg() == 0 {
 		fmt.Fprintln(stderr, "kvcheck merge: expected the shards' result files (kvcheck sweep --shard i/n > FILE)")
@@ -96,7 +103,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	return reportSweep(results, asJSON, out, rewrite, rewriteLine, "kvcheck merge", stdout, stderr)
+	return reportSweep(results, asJSON, out, rewrite, rewriteLine, "kvcheck merge", &tri, stdout, stderr)
 }
 
 // variantRank orders merged variants as selectVariants does: scenarios in

@@ -68,12 +68,18 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.StringVar(&opts.out, "out", "", "write each variant's smallest counterexample as a transcript in this directory")
 	flags.BoolVar(&opts.rewrite, "rewrite", false, "with --out, replace transcripts that already exist")
 	flags.BoolVar(&opts.progress, "progress", false, "print a progress line on stderr every second: the variant, configurations checked, elapsed (shown anyway when stderr is a terminal)")
+	var tri triageHook
+	tri.addFlags(flags, false)
 	cover := flags.Bool("cover", false, "also print which spec mechanisms the checked configurations exercised, and those never reached (checks every configuration afresh: cached results carry no coverage)")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
 	}
 	if flags.NArg() > 0 {
 		fmt.Fprintf(stderr, "kvcheck sweep: unexpected argument %s (scenarios are given with --scenario)\n", quote(flags.Arg(0)))
+		return exitUsage
+	}
+	if err := tri.validate(); err != nil {
+		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 		return exitUsage
 	}
 	if err := validateBounds(flags, opts.depth, opts.maxStates); err != nil {
@@ -136,6 +142,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 		defer cache.Close()
 	}
+	tri.share(cache)
 	start := time.Now()
 	run := sweep.Options{
 		Search:    sweep.Search{Depth: opts.depth, MaxStates: opts.maxStates, Liveness: opts.liveness, Invariants: opts.only, Symmetry: opts.symmetry},
@@ -255,7 +262,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(info, "%d configurations checked in %.1fs\n", checkedNow, elapsed.Seconds())
 	}
-	status := reportSweep(results, opts.json, opts.out, opts.rewrite, rewriteLine, "kvcheck sweep", stdout, stderr)
+	status := reportSweep(results, opts.json, opts.out, opts.rewrite, rewriteLine, "kvcheck sweep", &tri, stdout, stderr)
 	if coverage != nil {
 		coverage.print(stdout, opts.json, commandName()+" sweep "+strings.Join(args, " "))
 	}

@@ -15,7 +15,7 @@ import (
 // variant's finding, or one JSON object per variant), writes the smallest
 // counterexamples as transcripts with --out, and returns the exit status:
 // 1 when a variant breaks, else 3 when one is incomplete, else 0.
-func reportSweep(results []sweepResult, asJSON bool, out string, rewrite bool, rewriteLine, who string, stdout, stderr io.Writer) int {
+func reportSweep(results []sweepResult, asJSON bool, out string, rewrite bool, rewriteLine, who string, tri *triageHook, stdout, stderr io.Writer) int {
 	status := exitOK
 	incomplete := false
 	for _, r := range results {
@@ -29,24 +29,28 @@ func reportSweep(results []sweepResult, asJSON bool, out string, rewrite bool, r
 	if status == exitOK && incomplete {
 		status = exitIncomplete
 	}
+	triaged := tri.sweep(results, stderr)
+	if triaged == nil {
+		triaged = make([]*sweepTriage, len(results))
+	}
 	if asJSON {
-		for _, r := range results {
-			jsonLine(stdout, r.report)
+		for i, r := range results {
+			jsonLine(stdout, triaged[i].json(r.report))
 			if len(r.vacuous) > 0 {
 				fmt.Fprintf(stderr, "%s: %s (%s): vacuous: no configuration reached the pressure goal(s) %s\n", who, r.report.Scenario, sweep.FixesLabel(r.report.Fixes), strings.Join(r.vacuous, ", "))
 			}
 		}
 	} else {
 		printSweepTable(stdout, results)
-		for _, r := range results {
-			printSweepDetails(stdout, r.report)
+		for i, r := range results {
+			printSweepDetails(stdout, r.report, triaged[i].lines(r.report))
 			if len(r.vacuous) > 0 {
 				fmt.Fprintf(stdout, "  vacuous: no configuration reached the pressure goal(s) %s, so this ok says nothing about what the code does there (exit 1); send more requests or longer ones (kvcheck.requests)\n", strings.Join(r.vacuous, ", "))
 			}
 		}
 	}
 	if out != "" {
-		if code := writeSweepTranscripts(out, rewrite, results, rewriteLine, who, asJSON, stdout, stderr); code != exitOK {
+		if code := writeSweepTranscripts(out, rewrite, results, triaged, rewriteLine, who, asJSON, stdout, stderr); code != exitOK {
 			return code
 		}
 	}
@@ -78,7 +82,7 @@ func fixesTitle(fixes []string) string {
 
 // printSweepDetails prints a variant's finding and, for a violation, the
 // smallest configuration, its trace and the command that re-runs the sweep.
-func printSweepDetails(w io.Writer, r sweep.Report) {
+func printSweepDetails(w io.Writer, r sweep.Report, triageLines []string) {
 	fmt.Fprintf(w, "\n%s (%s): %s\n", r.Scenario, sweep.FixesLabel(r.Fixes), r.Finding)
 	if r.Configurations < r.Needed {
 		fmt.Fprintf(w, "  incomplete: %d of %d checked", r.Configurations, r.Needed)
@@ -110,6 +114,10 @@ func printSweepDetails(w io.Writer, r sweep.Report) {
 		for j, line := range s.Trace {
 			fmt.Fprintf(w, "  %4d  %s\n", j+1, line)
 		}
+		printCycle(w, violationReport{Steps: s.Steps, Cycle: s.Cycle})
+	}
+	for _, line := range triageLines {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	fmt.Fprintf(w, "  reproduce: %s\n", r.Reproduce)
 }
@@ -138,9 +146,9 @@ func mustConfig(text string) *spec.Config {
 
 // writeSweepTranscripts writes each variant's smallest counterexample as a
 // transcript named <scenario>.<fixes>.sweep.<invariant>.txt.
-func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, rewriteLine, who string, asJSON bool, stdout, stderr io.Writer) int {
+func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, triaged []*sweepTriage, rewriteLine, who string, asJSON bool, stdout, stderr io.Writer) int {
 	var files []namedFile
-	for _, res := range results {
+	for i, res := range results {
 		s := res.report.Smallest
 		if s == nil {
 			continue
@@ -156,20 +164,25 @@ func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, rewr
 			return exitUsage
 		}
 		sp.Scenario = res.variant.Scenario
-		var trace []spec.Action
-		for _, line := range s.Trace {
+		var trace, cycle []spec.Action
+		for i, line := range append(append([]string(nil), s.Trace...), s.Cycle...) {
 			a, err := sp.ParseAction(line)
 			if err != nil {
 				fmt.Fprintf(stderr, "%s: --out: trace line %q: %v\nreproduce: %s\n", who, line, err, res.report.Reproduce)
 				return exitUsage
 			}
-			trace = append(trace, a)
+			if i < len(s.Trace) {
+				trace = append(trace, a)
+			} else {
+				cycle = append(cycle, a)
+			}
 		}
 		name := strings.TrimSuffix(counterexamples.FileName(res.report.Scenario, res.variant.Fixes, ""), "ok.txt") + "sweep." + s.Invariant + ".txt"
 		data, err := counterexamples.Write(counterexamples.Counterexample{
-			Spec: sp, Trace: trace, Invariant: s.Invariant, Message: s.Message, FoundBy: res.report.Reproduce,
+			Spec: sp, Trace: trace, Cycle: cycle, Invariant: s.Invariant, Message: s.Message, FoundBy: res.report.Reproduce,
 			Search: fmt.Sprintf("a sweep of %d configurations; the smallest breaking one (#%d: %s), breadth-first: a shortest trace",
 				res.report.Configurations, s.Index, s.Size()),
+			Triage: triaged[i].smallestBanner(),
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: --out: %s: %v\nreproduce: %s\n", who, name, err, res.report.Reproduce)

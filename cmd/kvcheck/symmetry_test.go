@@ -29,7 +29,7 @@ func TestCheckSymmetryFlag(t *testing.T) {
 	}
 	reports := func(args ...string) []checkReport {
 		t.Helper()
-		code, out, errOut := runKvcheck(append([]string{"check", "--config", path, "--fix", "none", "--json"}, args...)...)
+		code, out, errOut := runKvcheck(append([]string{"check", "--config", path, "--fix", "none", "--json", "--triage=false"}, args...)...)
 		if code != exitOK {
 			t.Fatalf("check %v: exit %d\n%s%s", args, code, out, errOut)
 		}

@@ -84,5 +84,5 @@ func boundedError(err error) string {
 
 // commandNames lists the subcommands for the unknown-command error.
 func commandNames() string {
-	return strings.Join([]string{"check", "fuzz", "sweep", "merge", "list", "show-config", "replay", "explain", "lin", "version"}, ", ")
+	return strings.Join([]string{"check", "fuzz", "sweep", "merge", "triage", "list", "show-config", "replay", "explain", "lin", "version"}, ", ")
 }

@@ -15,12 +15,8 @@ import (
 // all when a fix closes the seed's configuration but not the sweep.
 // The checks use and fill cache when it is not nil.
 func Annotate(rep *Report, v Variant, base spec.Config, search Search, cache *Cache) error {
-	depth := search.Depth
-	if depth == 0 {
-		depth = v.Scenario.Depth
-	}
 	seedText := spec.FormatConfig(&base)
-	seed, err := checkText(v, seedText, search, depth, cache)
+	seed, err := checkText(v, seedText, search, cache)
 	if err != nil {
 		return fmt.Errorf("the base configuration: %v", err)
 	}
@@ -38,7 +34,7 @@ func Annotate(rep *Report, v Variant, base spec.Config, search Search, cache *Ca
 			}
 		}
 		for _, fixes := range candidates {
-			r, err := checkText(Variant{v.Scenario, fixes}, rep.Smallest.Config, search, depth, cache)
+			r, err := checkText(Variant{v.Scenario, fixes}, rep.Smallest.Config, search, cache)
 			if err != nil {
 				return fmt.Errorf("the smallest counterexample's configuration: %v", err)
 			}
@@ -53,24 +49,38 @@ func Annotate(rep *Report, v Variant, base spec.Config, search Search, cache *Ca
 
 // checkText checks v on a configuration given as text, through cache
 // when it is not nil.
-func checkText(v Variant, text string, search Search, depth int, cache *Cache) (Record, error) {
+func checkText(v Variant, text string, search Search, cache *Cache) (Record, error) {
 	cfg, err := spec.ParseConfig(spec.Config{}, text)
 	if err != nil {
 		return Record{}, err
+	}
+	r, _ := CheckConfig(v, cfg, search, cache)
+	return r, nil
+}
+
+// CheckConfig checks v on one valid configuration under search (a Depth
+// of 0 is the scenario's), through cache when it is not nil: a result of
+// the same configuration, variant, bounds and engine is reused, and cached
+// says so. The record's Index is 0.
+func CheckConfig(v Variant, cfg spec.Config, search Search, cache *Cache) (r Record, cached bool) {
+	depth := search.Depth
+	if depth == 0 {
+		depth = v.Scenario.Depth
 	}
 	c := spec.SpaceConfig{Config: cfg, Requests: len(cfg.Requests), Pages: spec.ConfigPages(&cfg), Ranks: int(cfg.Ranks)}
 	key := ""
 	if cache != nil {
 		key = cache.Key(v, search, spec.ConfigIdentity(&cfg))
 		if r, ok := cache.Lookup(v, key); ok {
-			return r, nil
+			r.Requests, r.Pages, r.Ranks = c.Requests, c.Pages, c.Ranks
+			return r, true
 		}
 	}
-	r, _ := checkOne(v, &c, search, depth, nil, nil)
+	r, _ = checkOne(v, &c, search, depth, nil, nil)
 	if cache != nil {
 		cache.Store(v, key, r)
 	}
-	return r, nil
+	return r, false
 }
 
 // verdictWords is a record's verdict in a few words.

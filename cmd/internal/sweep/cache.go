@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -16,7 +18,7 @@ import (
 )
 
 // engineVersion changes when what this package records of a check changes.
-const engineVersion = "sweep-1"
+const engineVersion = "sweep-2"
 
 // EngineHash identifies the spec and the engine a result was computed
 // with: a hash of their source files (embedded in the binary) and of this
@@ -73,6 +75,13 @@ func (c *Cache) Key(v Variant, search Search, configKey string) string {
 	// --config file's pressure goals) must not reuse another list's.
 	for _, g := range v.Scenario.Goals {
 		text += "\x00goal " + g.Name
+	}
+	if m := search.Match; m != nil {
+		text += fmt.Sprintf("\x00match %q %q", m.Invariant, m.Group)
+	}
+	// Invariants the scenario leaves to another are not checked.
+	for _, inv := range slices.Sorted(maps.Keys(v.Scenario.CheckedElsewhere)) {
+		text += "\x00skip " + inv
 	}
 	h := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(h[:12])

@@ -37,6 +37,10 @@ type Report struct {
 	// Smallest is the smallest counterexample: fewest requests, pages,
 	// ranks, then the shortest trace.
 	Smallest *Smallest `json:"smallest,omitempty"`
+	// Findings are the distinct violations the checked configurations
+	// show (one per invariant and failure group), each by its smallest
+	// configuration, smallest first: Smallest is the first.
+	Findings []Smallest `json:"findings,omitempty"`
 	// Seed is the verdict on the scenario's own configuration under the
 	// same fixes, and Finding says in words when the sweep disagrees.
 	Seed    string `json:"seed"`
@@ -58,8 +62,11 @@ type Smallest struct {
 	Config    string   `json:"config"`
 	Invariant string   `json:"invariant"`
 	Message   string   `json:"message"`
+	Group     string   `json:"group,omitempty"`
 	Steps     int      `json:"steps"`
 	Trace     []string `json:"trace"`
+	// Cycle is a livelock's cycle, after the stem in Trace.
+	Cycle []string `json:"cycle,omitempty"`
 }
 
 // Fold turns one variant's parts, from a single run or from every shard of
@@ -125,6 +132,7 @@ func Fold(parts []Part) (Report, error) {
 			break
 		}
 	}
+	finding := map[[2]string]int{}
 	for _, r := range records {
 		if r.Index > cutoff {
 			break
@@ -141,10 +149,18 @@ func Fold(parts []Part) (Report, error) {
 		}
 		rep.Violating++
 		rep.Result = ResultViolation
-		if rep.Smallest == nil || smaller(r, rep.Smallest) {
-			rep.Smallest = &Smallest{Index: r.Index, Requests: r.Requests, Pages: r.Pages, Ranks: r.Ranks, Config: r.Config,
-				Invariant: r.Invariant, Message: r.Message, Steps: len(r.Trace), Trace: r.Trace}
+		sig := [2]string{r.Invariant, r.Group}
+		if k, ok := finding[sig]; !ok {
+			finding[sig] = len(rep.Findings)
+			rep.Findings = append(rep.Findings, smallestOf(r))
+		} else if smaller(r, &rep.Findings[k]) {
+			rep.Findings[k] = smallestOf(r)
 		}
+	}
+	sort.SliceStable(rep.Findings, func(i, j int) bool { return lessSmallest(&rep.Findings[i], &rep.Findings[j]) })
+	if len(rep.Findings) > 0 {
+		s := rep.Findings[0]
+		rep.Smallest = &s
 	}
 	rep.Complete = rep.Configurations == rep.Needed && rep.Exhaustive == rep.Configurations
 	if rep.Result == ResultOK && !rep.Complete {
@@ -154,6 +170,17 @@ func Fold(parts []Part) (Report, error) {
 }
 
 func sizeKey(r Record) [3]int { return [3]int{r.Requests, r.Pages, r.Ranks} }
+
+// smallestOf is a violating record as a counterexample.
+func smallestOf(r Record) Smallest {
+	return Smallest{Index: r.Index, Requests: r.Requests, Pages: r.Pages, Ranks: r.Ranks, Config: r.Config,
+		Invariant: r.Invariant, Message: r.Message, Group: r.Group, Steps: len(r.Trace), Trace: r.Trace, Cycle: r.Cycle}
+}
+
+// lessSmallest orders counterexamples as smaller does.
+func lessSmallest(a, b *Smallest) bool {
+	return smaller(Record{Index: a.Index, Requests: a.Requests, Pages: a.Pages, Ranks: a.Ranks, Trace: a.Trace}, b)
+}
 
 // smaller orders counterexamples: fewest requests, pages, ranks, then the
 // shortest trace, then the first in the space.

@@ -24,10 +24,15 @@ type Record struct {
 	// Index is the configuration's position in the space, smallest first.
 	Index  int    `json:"index"`
 	Result string `json:"result"`
-	// Invariant, Message and Trace are the violation's (a shortest trace).
+	// Invariant, Message and Trace are the violation's (a shortest trace);
+	// Group is its model.Failure group (for a raise, the function, pool and
+	// error), so distinct violations of one invariant stay apart; Cycle is
+	// a livelock's cycle, after Trace (its stem).
 	Invariant string   `json:"invariant,omitempty"`
 	Message   string   `json:"message,omitempty"`
+	Group     string   `json:"group,omitempty"`
 	Trace     []string `json:"trace,omitempty"`
+	Cycle     []string `json:"cycle,omitempty"`
 	// Config is the configuration's text, kept for a violation.
 	Config string `json:"config,omitempty"`
 	// States is the search's distinct states; Complete says it exhausted

@@ -46,6 +46,10 @@ type Search struct {
 	// Symmetry stores one state per orbit of interchangeable ranks
 	// (model.Options.Symmetry): the same verdicts, fewer states.
 	Symmetry bool `json:",omitempty"`
+	// Match, when set, makes the search look for one violation only
+	// (match.go): kvcheck triage asks whether a finding persists in a
+	// changed configuration.
+	Match *Match `json:",omitempty"`
 }
 
 // CheckInvariantNames reports a name that is not an invariant of the spec.
@@ -205,16 +209,23 @@ func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int, cover *s
 	if len(search.Invariants) > 0 {
 		checked = model.OnlyInvariants(checked, search.Invariants)
 	}
-	res := model.Check(checked, model.Options{
+	opts := model.Options{
 		MaxDepth:  depth,
 		MaxStates: search.MaxStates,
 		Workers:   1,
 		Liveness:  search.Liveness,
 		Symmetry:  search.Symmetry,
 		Stop:      stop,
-	})
+	}
+	if search.Match != nil {
+		checked = search.Match.narrow(checked, &opts)
+	}
+	res := model.Check(checked, opts)
 	if res.Interrupted {
 		return r, true
+	}
+	if search.Match != nil {
+		res.Violations = search.Match.pick(res.Violations)
 	}
 	r.States = res.States
 	// A search that stopped at a violation has its verdict too.
@@ -229,13 +240,22 @@ func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int, cover *s
 		r.Result = ResultViolation
 		r.Invariant = viol.Invariant
 		r.Message = viol.Message
-		r.Trace = make([]string, len(viol.Trace))
-		for j, a := range viol.Trace {
-			r.Trace[j] = a.String()
+		r.Group = viol.Group
+		r.Trace = actionLines(viol.Trace)
+		if viol.Cycle != nil {
+			r.Cycle = actionLines(viol.Cycle)
 		}
 		r.Config = c.Text()
 	}
 	return r, false
+}
+
+func actionLines(trace []spec.Action) []string {
+	out := make([]string, len(trace))
+	for j, a := range trace {
+		out[j] = a.String()
+	}
+	return out
 }
 
 func joinPlus(names []string) string {
