@@ -19,7 +19,7 @@ func TestDummyBlocksIsWhatTheDummyHolds(t *testing.T) {
 				cfg.Requests = []RequestTemplate{{PromptLen: 1, MaxNewTokens: 1, Family: NoFamily}}
 				cfg.TargetBlocks = 40
 				_, _, v := fixture(t, cfg)
-				if !v.addDummyRequest() {
+				if !v.addDummyRequest(true) {
 					t.Fatalf("tpb %d D %d extra %d: add_dummy_requests failed", tpb, d, extra)
 				}
 				held := int(cfg.TargetBlocks) - int(v.pool(Target).Free)

@@ -137,7 +137,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.showProgress, "progress", false, "print a progress line on stderr every second (shown anyway when stderr is a terminal)")
 	cover := flags.Bool("cover", false, "also print which spec mechanisms (actions, branches of the real code, raises) the run exercised, and those it never reached")
 	addPressureFlags(flags, &opts.pressure)
-	opts.triage.addFlags(flags, true)
+	opts.triage.addFlags(flags, false) // its re-checks share the pressure sweeps' --cache
 	flags.StringVar(&opts.maxMemory, "max-memory", defaultMemoryShare, "memory budget (e.g. 8GiB, or a share of the machine's memory); past it the queue moves to disk, and a search that still does not fit ends incomplete (exit 3)")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
@@ -146,6 +146,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck check: unexpected argument %s (scenarios are given with --scenario, files with --config)\n%s", quote(flags.Arg(0)), usageLine("check"))
 		return exitUsage
 	}
+	opts.triage.cacheDir, opts.triage.noCache = opts.pressure.cacheDir, opts.pressure.noCache
 	if err := opts.triage.validate(); err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage

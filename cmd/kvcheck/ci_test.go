@@ -178,7 +178,7 @@ func TestServingRepositoryCI(t *testing.T) {
 			t.Errorf("%s does not replay: %s", tr, errOut)
 		}
 	}
-	for _, want := range []string{filepath.Join(out, "chat.log"), filepath.Join(out, "summary.log"), filepath.Join(out, "triage", "README.txt")} {
+	for _, want := range []string{filepath.Join(out, "chat.log"), filepath.Join(out, "summary.log"), filepath.Join(out, "triage", "glm-pp.real-code.no-crash-on-refusal.triage.txt")} {
 		if _, err := os.Stat(want); err != nil {
 			t.Errorf("%v", err)
 		}

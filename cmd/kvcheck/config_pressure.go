@@ -25,8 +25,8 @@ type pressureOptions struct {
 // addPressureFlags registers check's pressure flags.
 func addPressureFlags(flags *pflag.FlagSet, o *pressureOptions) {
 	flags.BoolVar(&o.on, "pressure", true, "check a TensorRT-LLM options file (--config) on the pressure sweep around its sizes, requiring each pool to fill, a refusal and an eviction (--pressure=false: its derived configuration alone, which must reach them too)")
-	flags.StringVar(&o.cacheDir, "cache", defaultCacheDir(), "results cache of the pressure sweeps (as kvcheck sweep's)")
-	flags.BoolVar(&o.noCache, "no-cache", false, "neither read nor write the pressure sweeps' results cache")
+	flags.StringVar(&o.cacheDir, "cache", defaultCacheDir(), "results cache of the pressure sweeps and the triage re-checks (shared with kvcheck sweep)")
+	flags.BoolVar(&o.noCache, "no-cache", false, "neither read nor write the results cache")
 	flags.StringVar(&o.shard, "shard", "", "i/n: check only shard i of n of each --config file's pressure sweep and print its results as JSON lines for kvcheck merge")
 }
 

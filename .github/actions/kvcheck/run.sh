@@ -11,8 +11,8 @@
 #      kvcheck check --config FILE, through the results cache $KVCHECK_CACHE,
 #      writing the counterexample transcripts under $KVCHECK_OUT/transcripts
 #      and each file's output in $KVCHECK_OUT/NAME.log;
-#   3. triage each transcript into $KVCHECK_OUT/triage when kvcheck has a
-#      triage command (issue 20), else say there is none;
+#   3. triage each counterexample transcript into $KVCHECK_OUT/triage (a
+#      kvcheck without the triage command says there is none);
 #   4. exit with the worst status: 2 a file kvcheck cannot read or refuses,
 #      else 1 a verdict differs, else 3 a search incomplete, else 0.
 set -uo pipefail
@@ -79,12 +79,14 @@ for f in "${files[@]}"; do
 	fi
 done
 
-# 3. Triage (kvcheck triage comes with issue 20; until then the transcripts
-# and the closing fixes each report names are the triage there is).
+# 3. Triage: each counterexample's labels (docs/triage.md), through the same
+# results cache as the checks, which already ran most re-checks; a fix's
+# transcript (*.ok.txt) replays a counterexample and has none of its own.
 transcripts=("$out"/transcripts/*/*.txt)
 if "$kvcheck" triage --help >/dev/null 2>&1; then
 	for t in "${transcripts[@]}"; do
-		"$kvcheck" triage "$t" >"$out/triage/$(basename "$t" .txt).triage.txt" 2>&1
+		case $t in *.ok.txt) continue ;; esac
+		"$kvcheck" triage "${cache_flags[@]}" "$t" >"$out/triage/$(basename "$t" .txt).triage.txt" 2>&1
 	done
 else
 	echo "this kvcheck has no triage command; each report names the fixes that close its counterexample" >"$out/triage/README.txt"
