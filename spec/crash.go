@@ -148,5 +148,9 @@ func (s *State) crash(rank uint8, pool PoolKind, id uint8, fn Function, err Erro
 
 // Describe renders the crash as "rank R pool P request N: function: text".
 func (c *Crash) Describe() string {
-	return fmt.Sprintf("rank %d %s pool request %d: %s raised %s", c.Rank, c.Pool, c.ID, c.Function, c.String())
+	text := fmt.Sprintf("rank %d %s pool request %d: %s raised %s", c.Rank, c.Pool, c.ID, c.Function, c.String())
+	if c.Error == ErrSchedulerDeadlock {
+		text += " (kvcheck counts deadlock_stall_passes stalled passes for the real 1000)"
+	}
+	return text
 }

@@ -112,28 +112,39 @@ func (v rankView) hasInflight() bool {
 // detectDeadlock is the deadlock check after one _schedule_loop pass of
 // this rank's scheduler (on every rank that runs schedule_request,
 // pipeline stages' local passes included), as Config.deadlockDetector
-// says the version runs it. A raise crashes the engine.
+// says the version runs it. A raise crashes the engine. Every pass is
+// also classified for the livelock report (DetectorVerdict), whatever the
+// version: progress as 00746ef counts it, idle, exempt, or stalled, and
+// whether v1.3.0rc25's inline check would fire on it.
 func (v rankView) detectDeadlock(o *passOutcome) {
+	gen, first := v.generationCandidates()
+	immediate := o.scheduled == 0 && o.suspended == 0 && o.paused == 0 && !v.hasInflight() && gen > 0
+	if immediate {
+		v.hit(brPassImmediate)
+	}
+	counted := false
+	switch {
+	case o.progressed():
+		v.hit(brPassProgress)
+	case gen+o.contextCandidates == 0:
+		v.hit(brPassIdle)
+	case v.transferHolding():
+		v.hit(brPassExempt)
+	default:
+		counted = true
+		v.hit(brDeadlockStall)
+	}
 	switch v.cfg.deadlockDetector() {
 	case deadlockImmediate:
-		if o.scheduled > 0 || o.suspended > 0 || o.paused > 0 || v.hasInflight() {
-			return
-		}
-		if gen, first := v.generationCandidates(); gen > 0 {
+		if immediate {
 			v.hit(brDeadlockImmediate)
 			v.s.crash(v.r, Target, first, FnDetectDeadlock, ErrSchedulerDeadlockRC25, uint8(min(gen, 15)<<4))
 		}
-	case deadlockRaises, deadlockWarns:
-		gen, first := v.generationCandidates()
-		if o.progressed() || gen+o.contextCandidates == 0 || v.transferHolding() {
+	case deadlockRaises:
+		if !counted {
 			v.rank.StalledPasses = 0
 			return
 		}
-		if v.cfg.deadlockDetector() == deadlockWarns {
-			v.hit(brDeadlockWarns)
-			return
-		}
-		v.hit(brDeadlockStall)
 		v.rank.StalledPasses++
 		if int(v.rank.StalledPasses) < v.cfg.stallThreshold() {
 			return
@@ -142,6 +153,10 @@ func (v rankView) detectDeadlock(o *passOutcome) {
 			first = v.firstContextCandidate()
 		}
 		v.s.crash(v.r, Target, first, FnDetectDeadlock, ErrSchedulerDeadlock, uint8(min(gen, 15)<<4|min(o.contextCandidates, 15)))
+	case deadlockWarns:
+		if counted {
+			v.hit(brDeadlockWarns)
+		}
 	}
 }
 

@@ -92,7 +92,8 @@ func (sp *Spec) hasRealActive(rank *Rank) bool {
 // LivelockStory says in one line which requests the cycle leaves stuck
 // and why: the ranks that schedule an empty batch while requests wait
 // (and, under attention DP, veto every forward), then the requests that
-// never advance.
+// never advance, then what the V2 scheduler's deadlock detector does on
+// it (DetectorVerdict).
 func (sp *Spec) LivelockStory(start *State, cycle []Action) string {
 	empty := map[uint8]bool{}
 	s := *start
@@ -127,10 +128,8 @@ func (sp *Spec) LivelockStory(start *State, cycle []Action) string {
 			parts = append(parts, fmt.Sprintf("rank %d's sent KV of %s stays pinned (no forward runs, so no completion poll)", r, sent))
 		}
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return strings.Join(parts, "; ") + "; no request progresses and nothing raises"
+	parts = append(parts, "no request progresses", sp.DetectorVerdict(start, cycle))
+	return strings.Join(parts, "; ")
 }
 
 // requestList names the rank's active real requests with where each
