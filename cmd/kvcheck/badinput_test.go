@@ -164,6 +164,15 @@ func badInputs(t *testing.T) []badInput {
 					t.Errorf("the sweep says ok of cut searches:\n%s", out)
 				}
 			}},
+		// Configurations TensorRT-LLM does not run (issue 19).
+		{what: "recompute pause with a KV cache transceiver (PR #15252's gate)", args: []string{"check", "--config", "disagg.txt"},
+			files: map[string]string{"disagg.txt": "tokens_per_block=4 max_batch_size=2 max_num_tokens=8 target_blocks=4 target_index_slots=2 ranks=2 loop=overlap\n" +
+				"enable_attention_dp=true kv_cache_transceiver=true enable_recompute_pause=true\nrequest prompt=4 new=2 receiving_kv=true\n"},
+			code: exitUsage, want: "enable_recompute_pause=true with kv_cache_transceiver=true is not a configuration TensorRT-LLM runs", check: func(t *testing.T, out, errOut string) {
+				if !strings.Contains(errOut, "PR #15252") {
+					t.Errorf("the refusal does not name PR #15252:\n%s", errOut)
+				}
+			}},
 		// Unbounded --workers.
 		{what: "--workers far past the cap", args: []string{"check", "--workers", "100000"}, code: exitUsage, want: "--workers 100000: at most"},
 		{what: "fuzz --workers past the cap", args: []string{"fuzz", "--workers", "257"}, code: exitUsage, want: "--workers 257: at most"},
