@@ -2,9 +2,14 @@ package spec
 
 import "testing"
 
-// This file holds one test per correction of the fidelity review of
-// 4f43288 (spec/reading-notes.md, "Fidelity corrections"): each names the
-// TensorRT-LLM function and commit the spec now follows.
+// This file and fidelity_*_test.go hold one test per correction of the
+// fidelity review of 4f43288 (spec/reading-notes.md, "Fidelity
+// corrections"; issue #19): each names the TensorRT-LLM function and commit
+// the spec now follows. By mechanism: fidelity_disagg_test.go (the
+// disaggregated generation path), fidelity_deadlock_test.go
+// (_detect_deadlock), fidelity_scheduler_test.go (the scheduler pass),
+// fidelity_adp_test.go (attention DP, the PR #15252 gate),
+// fidelity_loop_test.go (the executor loops and the invariants).
 
 // fidelitySpec returns a spec of cfgText with no fixes and its initial
 // state.
