@@ -48,17 +48,23 @@ func (v rankView) schedulableCount() int {
 // max_total_draft_tokens and reserves the draft tokens, a context dummy
 // (disaggregated serving, _adp_dummy_is_gen false) needs 1 token and
 // reserves none; get_num_available_tokens(token_num_upper_bound=token_num,
-// max_num_draft_tokens=reserve) must reach token_num. In KVCacheManagerV2
+// max_num_draft_tokens=reserve) must reach token_num. The pre-schedule pad
+// passes the context dummy's token_nums=[1] (contextTokens); the
+// post-schedule pad passes None, so 1 + D tokens, while the reserve follows
+// the role either way. In KVCacheManagerV2
 // (kv_cache_manager_v2.py at 00746ef) that is
 // clamp_max_seq_len_for_mem(1, token_num + X) - X with X = extra + reserve:
 // a static capacity, the GPU pool's total pages times tokens_per_block less
 // X, whatever is free. So the check passes on any pool that could hold the
 // dummy at all, and a full pool is found by add_dummy_requests itself
 // (None). The spec's configurations have no max_tokens cap on it.
-func (v rankView) hasAdpDummyKVCapacity() bool {
+func (v rankView) hasAdpDummyKVCapacity(contextTokens bool) bool {
 	tokenNum, reserve := 1+int(v.cfg.MaxDraftLen), int(v.cfg.MaxDraftLen)
+	if contextTokens {
+		tokenNum = 1
+	}
 	if !v.dummyIsGen() {
-		tokenNum, reserve = 1, 0
+		reserve = 0
 	}
 	total := int(v.cfg.poolBlocksOn(v.r, Target)) * int(v.cfg.TokensPerBlock)
 	return min(tokenNum, total-int(v.cfg.ExtraKVTokens)-reserve) >= tokenNum
@@ -66,9 +72,9 @@ func (v rankView) hasAdpDummyKVCapacity() bool {
 
 // dummyIsGen is PyExecutor._adp_dummy_is_gen: true (a generation dummy)
 // unless, with a KV cache transceiver, _update_adp_dummy_role last saw a
-// context-only request arrive (State.AdpDummyRole).
+// context-only request arrive (Rank.AdpDummyRole).
 func (v rankView) dummyIsGen() bool {
-	return !v.cfg.KVTransceiver || v.s.AdpDummyRole&adpRoleContext == 0
+	return !v.cfg.KVTransceiver || v.rank.AdpDummyRole&adpRoleContext == 0
 }
 
 // liveDummy reports whether a request with the dummy ID is in
@@ -91,8 +97,8 @@ func (sp *Spec) fetch(s *State) {
 	if sp.Config.MaxNumActiveRequests != 0 {
 		most = min(most, int(sp.Config.MaxNumActiveRequests))
 	}
-	sp.updateAdpDummyRole(s)
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
+		sp.view(s, r).updateAdpDummyRole()
 		s.Ranks[r].ExpectedActive = uint8(most)
 		s.Ranks[r].Phase = PhaseFetched
 	}
@@ -170,7 +176,7 @@ func (v rankView) padAttentionDPDummyRequest() {
 	if !v.cfg.AttentionDP || v.rank.ExpectedActive == 0 || v.schedulableCount() > 0 || v.liveDummy() {
 		return
 	}
-	if !v.hasAdpDummyKVCapacity() {
+	if !v.hasAdpDummyKVCapacity(!v.dummyIsGen()) {
 		v.hit(brPadNoKVCapacity)
 		return
 	}
@@ -209,7 +215,7 @@ func (v rankView) padEmptyAttentionDPBatch() {
 	if v.liveDummy() {
 		return
 	}
-	if !v.hasAdpDummyKVCapacity() {
+	if !v.hasAdpDummyKVCapacity(false) {
 		v.hit(brPadNoKVCapacity)
 		return
 	}

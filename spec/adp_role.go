@@ -1,7 +1,7 @@
 package spec
 
-// State.AdpDummyRole bits: the pad dummy's role and what arrived since the
-// last attention-DP fetch.
+// Rank.AdpDummyRole bits: the pad dummy's role and what arrived since the
+// rank's last attention-DP fetch.
 const (
 	// adpRoleContext: _adp_dummy_is_gen is False (a context dummy).
 	adpRoleContext = 1 << iota
@@ -14,17 +14,31 @@ const (
 )
 
 // noteArrivalRole records, for _update_adp_dummy_role, the kind of a
-// request that just arrived under attention DP with a KV cache transceiver:
-// context-only (sending its KV) or generation-only (receiving it).
-func (sp *Spec) noteArrivalRole(s *State, t *RequestTemplate) {
+// request that arrived under attention DP with a KV cache transceiver
+// (context-only, sending its KV, or generation-only, receiving it) on the
+// ranks whose next fetch sees it: every rank's fetch is handed every
+// rank's new requests (the router's result), so outside the pipeline loop
+// every rank, and under pipeline parallelism the ADP ranks of the stage
+// that activates it (stage, from rank stage × adpWidth).
+func (sp *Spec) noteArrivalRole(s *State, t *RequestTemplate, stage uint8) {
 	if !sp.Config.AttentionDP || !sp.Config.KVTransceiver {
 		return
 	}
+	var bit uint8
 	switch {
 	case t.SendingKV:
-		s.AdpDummyRole |= adpRoleContextArrived
+		bit = adpRoleContextArrived
 	case t.ReceivingKV:
-		s.AdpDummyRole |= adpRoleGenerationArrived
+		bit = adpRoleGenerationArrived
+	default:
+		return
+	}
+	first, n := uint8(0), sp.Config.Ranks
+	if sp.Config.Loop == PipelineLoop {
+		first, n = stage*sp.Config.adpWidth(), sp.Config.adpWidth()
+	}
+	for r := first; r < first+n; r++ {
+		s.Ranks[r].AdpDummyRole |= bit
 	}
 }
 
@@ -35,12 +49,14 @@ func (sp *Spec) noteArrivalRole(s *State, t *RequestTemplate) {
 // request among them makes the dummy a context dummy, else a
 // generation-only one makes it a generation dummy; with neither the role
 // stays (sticky).
-func (sp *Spec) updateAdpDummyRole(s *State) {
-	switch role := s.AdpDummyRole; {
+//
+// It updates rank r's role; every rank of an allgather updates alike.
+func (v rankView) updateAdpDummyRole() {
+	switch role := v.rank.AdpDummyRole; {
 	case role&adpRoleContextArrived != 0:
-		s.AdpDummyRole = adpRoleContext
+		v.rank.AdpDummyRole = adpRoleContext
 	case role&adpRoleGenerationArrived != 0:
-		s.AdpDummyRole = 0
+		v.rank.AdpDummyRole = 0
 	}
 }
 
@@ -50,9 +66,11 @@ func (sp *Spec) updateAdpDummyRole(s *State) {
 // False), and request_utils.get_from_waiting_queue admits such a request
 // only while its rank has fewer than max_num_active_requests active
 // requests (the dummy counts); otherwise it waits, and so does every
-// request behind it (arrivals are in order).
+// request behind it (arrivals are in order). Under pipeline parallelism
+// the request arrives at its ADP rank of the first stage, whose count
+// decides.
 func (sp *Spec) arrivalWaits(s *State, t *RequestTemplate) bool {
-	if !sp.Config.AttentionDP || sp.Config.MaxNumActiveRequests == 0 || sp.Config.Loop == PipelineLoop {
+	if !sp.Config.AttentionDP || sp.Config.MaxNumActiveRequests == 0 {
 		return false
 	}
 	if sp.view(s, t.Rank).activeCount() < int(sp.Config.MaxNumActiveRequests) {

@@ -63,7 +63,7 @@ var fieldWords = map[FieldKey]string{
 	"PipelineIteration.Done":            "done by ranks",
 	"PipelineIteration.HandleCount":     "handle count",
 	"State.Hazard":                      "hazard:",
-	"State.AdpDummyRole":                "ADP dummy role",
+	"Rank.AdpDummyRole":                 "ADP dummy role",
 	"Rank.StalledPasses":                "_stalled_schedules",
 	"Rank.PendingPause":                 "victims to pause (ID bits)",
 	"PipelineIteration.RecomputePaused": "recompute-paused (ID bits)",
@@ -85,7 +85,7 @@ var fieldValues = map[FieldKey]func(n uint8) string{
 	"PipelineIteration.Forwarded":   rankSet,
 	"PipelineIteration.Handled":     rankSet,
 	"PipelineIteration.Done":        rankSet,
-	"State.AdpDummyRole":            func(n uint8) string { return flagNames(n, adpRoleNames) },
+	"Rank.AdpDummyRole":             func(n uint8) string { return flagNames(n, adpRoleNames) },
 }
 
 // indexWords name one element of an array-of-numbers field.

@@ -17,7 +17,7 @@ func (sp *Spec) arrive(s *State) {
 	id := s.Arrived + 1
 	s.Arrived++
 	sp.activate(&s.Ranks[sp.Config.template(id).Rank], id)
-	sp.noteArrivalRole(s, sp.Config.template(id))
+	sp.noteArrivalRole(s, sp.Config.template(id), 0)
 }
 
 // activate makes request id a new incarnation in active_requests of rank.

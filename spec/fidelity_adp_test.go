@@ -39,7 +39,7 @@ func TestAdpDummyCapacityIsStatic(t *testing.T) {
 		if v.pool(Target).Free != 0 {
 			t.Fatalf("setup: %d free pages on rank 1, want a full pool", v.pool(Target).Free)
 		}
-		if !v.hasAdpDummyKVCapacity() {
+		if !v.hasAdpDummyKVCapacity(false) {
 			t.Fatal("_has_adp_dummy_kv_capacity refused on a full pool: get_num_available_tokens is a static capacity")
 		}
 		v.rank.ExpectedActive = 1
@@ -61,7 +61,7 @@ func TestAdpDummyCapacityIsStatic(t *testing.T) {
 	v := sp.view(s, 1)
 	for extra, want := range map[uint32]bool{0: true, 13: true, 14: false} {
 		sp.Config.ExtraKVTokens = extra
-		if got := v.hasAdpDummyKVCapacity(); got != want {
+		if got := v.hasAdpDummyKVCapacity(false); got != want {
 			t.Errorf("num_extra_kv_tokens=%d: capacity %v, want %v (16 - %d - 1 >= 2)", extra, got, want, extra)
 		}
 	}

@@ -87,7 +87,9 @@ func (it *PipelineIteration) executed() bool {
 
 // padStage is, with attention DP, the start of a stage's iteration on
 // each of its ADP ranks: _fetch_and_activate_new_requests' allgather of
-// active counts over the stage (expected_num_active_requests) and
+// active counts over the stage (expected_num_active_requests, the router's
+// count capped at max_num_active_requests), _update_adp_dummy_role (the
+// PP loop has no _enable_adp_dummy_fixes, so no forward intent) and
 // _pad_attention_dp_dummy_request. It reports whether no rank raised.
 func (sp *Spec) padStage(s *State, stage uint8) bool {
 	if !sp.Config.AttentionDP {
@@ -98,8 +100,12 @@ func (sp *Spec) padStage(s *State, stage uint8) bool {
 	for a := uint8(0); a < w; a++ {
 		most = max(most, sp.view(s, stage*w+a).activeCount())
 	}
+	if sp.Config.MaxNumActiveRequests != 0 {
+		most = min(most, int(sp.Config.MaxNumActiveRequests))
+	}
 	for a := uint8(0); a < w; a++ {
 		v := sp.view(s, stage*w+a)
+		v.updateAdpDummyRole()
 		v.rank.ExpectedActive = uint8(most)
 		v.padAttentionDPDummyRequest()
 		if s.Crash.Happened {
@@ -168,6 +174,7 @@ func (sp *Spec) pipelineFollow(s *State, a *Action) {
 			if v.request(id).State == NotArrived && sp.Config.template(id).Rank == adp {
 				sp.hit(brStageActivates)
 				sp.activate(v.rank, id)
+				sp.noteArrivalRole(s, sp.Config.template(id), stage)
 			}
 		}
 	}

@@ -254,9 +254,10 @@ type Rank struct {
 	// arrived later, and _update_request_states_tp removes it only when it
 	// is last.
 	DummyAfter uint8
-	// align keeps Rank an even number of bytes (TestStateIsItsBytes: no
-	// padding); always 0.
-	align uint8
+	// AdpDummyRole holds adpRole* bits (attention DP with a KV cache
+	// transceiver only): the pad dummy's role (_adp_dummy_is_gen) and the
+	// kinds of request the rank's fetch has not yet seen arrive.
+	AdpDummyRole uint8
 }
 
 // Crash records the first raise inside the executor loop: the engine is
@@ -308,20 +309,13 @@ type PipelineIteration struct {
 type State struct {
 	// Arrived is the number of request templates that have arrived.
 	Arrived uint8
-	// AdpDummyRole holds adpRole* bits (attention DP with a KV cache
-	// transceiver only): the pad dummy's role and the kinds of request that
-	// arrived since the last fetch.
-	AdpDummyRole uint8
 	// PipelineLen is the number of pipeline iterations not yet finished by
 	// every stage; Pipeline[0] is the oldest.
 	PipelineLen uint8
 	Crash       Crash
 	// Hazard is the first forward over a cache that was not ACTIVE (a
 	// ghost: the real engine does not raise, hazard.go).
-	Hazard Hazard
-	// align keeps Pipeline at an even offset (TestStateIsItsBytes: no
-	// padding anywhere in State); always 0.
-	align    uint8
+	Hazard   Hazard
 	Pipeline [MaxRanks]PipelineIteration
 	Ranks    [MaxRanks]Rank
 }
