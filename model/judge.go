@@ -61,6 +61,14 @@ func (s *search[S, A]) checkByParts(w *worker[S, A], next *S, hashes []uint64) [
 		}
 	}
 	all := ok == 1<<parts-1
+	if all && s.noWhole {
+		return nil
+	}
+	if all && !s.opts.KeepGoing {
+		// Only the invariants without a Part can fail; the first of them
+		// in order is the one checkInvariants would report.
+		return checkInvariants(s.wholeInvariants, next, false)
+	}
 	var failures []InvariantFailure
 	for _, inv := range s.invariants {
 		var f *Failure

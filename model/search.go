@@ -37,9 +37,13 @@ type search[S, A any] struct {
 	// partInvariants are the invariants with a Part, for a Partitioned
 	// spec (judge.go); nil otherwise.
 	partInvariants []Invariant[S]
-	goals          []Goal[S]
-	reached        []bool // reached[i]: goals[i] holds in some stored state
-	unreached      int    // goals not reached yet
+	// wholeInvariants are the others, in order, and noWhole says there
+	// are none.
+	wholeInvariants []Invariant[S]
+	noWhole         bool
+	goals           []Goal[S]
+	reached         []bool // reached[i]: goals[i] holds in some stored state
+	unreached       int    // goals not reached yet
 
 	codec    codec[S]
 	into     NextWriter[S, A] // the spec's in-place Next, or nil
@@ -187,8 +191,11 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 		for _, inv := range s.invariants {
 			if inv.Part != nil {
 				s.partInvariants = append(s.partInvariants, inv)
+			} else {
+				s.wholeInvariants = append(s.wholeInvariants, inv)
 			}
 		}
+		s.noWhole = len(s.wholeInvariants) == 0
 	}
 	s.reached = make([]bool, len(s.goals))
 	s.unreached = len(s.goals)

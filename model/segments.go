@@ -88,6 +88,10 @@ func (l segments) appendEncoded(dst []byte, p unsafe.Pointer) []byte {
 // next returns the entry of the segment that starts src (length and
 // encoding), its encoding and the rest of src.
 func nextSegment(src []byte) (entry, enc, rest []byte) {
+	if len(src) > 0 && src[0] < 0x80 && int(src[0]) < len(src) {
+		end := 1 + int(src[0])
+		return src[:end], src[1:end], src[end:]
+	}
 	n, h := binary.Uvarint(src)
 	if h <= 0 || uint64(len(src)-h) < n {
 		panic("model: corrupt state encoding")
@@ -201,7 +205,7 @@ type partCache struct {
 	size int // bytes of a part
 	// decode side: slot i holds an entry (decEntry[i], at most
 	// maxCachedEntry bytes), the part's bytes it decodes to and their hash.
-	decKey   []uint64 // hash of the entry, 0 for an empty slot
+	decKey   []uint64 // entryKey of the entry, 0 for an empty slot
 	decLen   []uint8
 	decEntry []byte // maxCachedEntry bytes a slot
 	decPart  []byte // size bytes a slot
@@ -240,7 +244,7 @@ func (c *partCache) decode(entry, enc []byte, p unsafe.Pointer) uint64 {
 		decodeZeroRuns(enc, p, c.size, c.size)
 		return hashState(part)
 	}
-	key := hashState(entry) | 1
+	key := entryKey(entry)
 	i := int(key >> (64 - decCacheBits))
 	at := i * maxCachedEntry
 	if c.decKey[i] == key && int(c.decLen[i]) == len(entry) && string(c.decEntry[at:at+len(entry)]) == string(entry) {
@@ -253,6 +257,23 @@ func (c *partCache) decode(entry, enc []byte, p unsafe.Pointer) uint64 {
 	copy(c.decEntry[at:], entry)
 	copy(c.decPart[i*c.size:(i+1)*c.size], part)
 	return h
+}
+
+// entryKey is a quick non-zero key of an entry for the decode cache (hits
+// are confirmed byte for byte): its length and its first and last 8 bytes
+// (the length byte and the encoding's start and end), mixed.
+func entryKey(entry []byte) uint64 {
+	n := len(entry)
+	var a, b uint64
+	if n >= 8 {
+		p := unsafe.Pointer(unsafe.SliceData(entry))
+		a, b = load64(p, 0), load64(p, n-8)
+	} else {
+		for i, c := range entry {
+			a |= uint64(c) << (8 * i)
+		}
+	}
+	return foldMul(a^0x9e3779b97f4a7c15, b^uint64(n)*0xc2b2ae3d27d4eb4f) | 1
 }
 
 // encoded returns the cached entry of the part with hash h, or nil.

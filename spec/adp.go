@@ -271,44 +271,49 @@ func (v rankView) finalizeAdpDummyAllocation() {
 // and without this every new dummy would make the state space infinite.
 func (sp *Spec) canonicalizeDummyIncarnations(s *State) {
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
-		rank := &s.Ranks[r]
-		if dummyIncarnationsCanonical(rank) {
-			continue
+		canonicalizeRankDummyIncarnations(&s.Ranks[r])
+	}
+}
+
+// canonicalizeRankDummyIncarnations is canonicalizeDummyIncarnations for
+// one rank.
+func canonicalizeRankDummyIncarnations(rank *Rank) {
+	if dummyIncarnationsCanonical(rank) {
+		return
+	}
+	var used incarnationSet
+	batches := [...]*Batch{&rank.Batch, &rank.Previous}
+	used.add(rank.Requests[dummyID].Incarnation)
+	for p := range rank.Pools {
+		if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
+			used.add(c.Incarnation)
 		}
-		var used incarnationSet
-		batches := [...]*Batch{&rank.Batch, &rank.Previous}
-		used.add(rank.Requests[dummyID].Incarnation)
-		for p := range rank.Pools {
-			if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
-				used.add(c.Incarnation)
+	}
+	for _, b := range batches {
+		for i := 0; i < int(b.Count); i++ {
+			if b.Entries[i].ID == dummyID {
+				used.add(b.Entries[i].Incarnation)
 			}
 		}
-		for _, b := range batches {
-			for i := 0; i < int(b.Count); i++ {
-				if b.Entries[i].ID == dummyID {
-					used.add(b.Entries[i].Incarnation)
-				}
+	}
+	rank.Requests[dummyID].Incarnation = used.rank(rank.Requests[dummyID].Incarnation)
+	for p := range rank.Pools {
+		if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
+			c.Incarnation = used.rank(c.Incarnation)
+		}
+	}
+	for _, b := range batches {
+		keepSnapshot := false
+		for i := 0; i < int(b.Count); i++ {
+			if e := &b.Entries[i]; e.ID == dummyID {
+				keepSnapshot = keepSnapshot || b.Dummy.Incarnation == e.Incarnation
+				e.Incarnation = used.rank(e.Incarnation)
 			}
 		}
-		rank.Requests[dummyID].Incarnation = used.rank(rank.Requests[dummyID].Incarnation)
-		for p := range rank.Pools {
-			if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
-				c.Incarnation = used.rank(c.Incarnation)
-			}
-		}
-		for _, b := range batches {
-			keepSnapshot := false
-			for i := 0; i < int(b.Count); i++ {
-				if e := &b.Entries[i]; e.ID == dummyID {
-					keepSnapshot = keepSnapshot || b.Dummy.Incarnation == e.Incarnation
-					e.Incarnation = used.rank(e.Incarnation)
-				}
-			}
-			if keepSnapshot {
-				b.Dummy.Incarnation = used.rank(b.Dummy.Incarnation)
-			} else {
-				b.Dummy = Request{}
-			}
+		if keepSnapshot {
+			b.Dummy.Incarnation = used.rank(b.Dummy.Incarnation)
+		} else {
+			b.Dummy = Request{}
 		}
 	}
 }

@@ -305,7 +305,14 @@ func (sp *Spec) NextInto(dst *State, s *State, a Action) {
 		sp.pipelineHandle(next, &a)
 	}
 	if sp.Config.AttentionDP {
-		sp.canonicalizeDummyIncarnations(next)
+		if r, collective := sp.Locality(a); collective {
+			sp.canonicalizeDummyIncarnations(next)
+		} else {
+			// A rank-local step changes only its rank; the others are s's,
+			// canonical as in every state Next returns
+			// (TestReachableDummyIncarnationsCanonical).
+			canonicalizeRankDummyIncarnations(&next.Ranks[r])
+		}
 	}
 	if sp.Cover != nil {
 		sp.Cover.transition(s, &a, next)
