@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"reflect"
+	"sync"
 	"unsafe"
 )
 
@@ -41,7 +42,7 @@ type codec[S any] struct {
 func newCodec[S any](spec any) codec[S] {
 	var zero S
 	full := int(unsafe.Sizeof(zero))
-	if p := pointerPath(reflect.TypeFor[S](), "S"); p != "" {
+	if p := pointerPathOf(reflect.TypeFor[S]()); p != "" {
 		panic(fmt.Sprintf("model: the state type %T holds a pointer, slice, map or string at %s; a Spec's state must be a compact value", zero, p))
 	}
 	c := codec[S]{size: full}
@@ -53,6 +54,20 @@ func newCodec[S any](spec any) codec[S] {
 		c.spec, _ = spec.(StateEncoder[S])
 	}
 	return c
+}
+
+// pointerPaths caches pointerPath(t, "S") by type: a sweep makes a codec
+// for each of thousands of searches.
+var pointerPaths sync.Map
+
+// pointerPathOf is pointerPath(t, "S"), cached.
+func pointerPathOf(t reflect.Type) string {
+	if p, ok := pointerPaths.Load(t); ok {
+		return p.(string)
+	}
+	p := pointerPath(t, "S")
+	pointerPaths.Store(t, p)
+	return p
 }
 
 // pointerPath returns where t holds a pointer-like value, or "".

@@ -69,6 +69,11 @@ type search[S, A any] struct {
 	reported    map[violationKey]bool
 
 	live *liveness // the transition graph, when opts.Liveness is set
+	// keptLive is live after the analysis, for its blocks (reuse.go).
+	keptLive *liveness
+	// salt tells this search's entries in the workers' memos from those
+	// of the searches that used the workers before (reuse.go).
+	salt uint64
 	// sym canonicalizes states (symmetry.go), when opts.Symmetry is set
 	// and the spec has a symmetry.
 	sym Symmetric[S]
@@ -172,7 +177,6 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 		invariants: spec.Invariants(),
 		goals:      spec.Goals(),
 		codec:      newCodec[S](unwrap(spec)),
-		visited:    newVisitedSet(opts.Liveness || opts.PartialOrder),
 		workers:    make([]*worker[S, A], max(1, opts.Workers)),
 		reported:   make(map[violationKey]bool),
 		sym:        symmetryOf(spec, opts),
@@ -182,9 +186,6 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 	}
 	s.frontier = &stateQueue{pool: &s.blocks, dir: opts.SpillDir}
 	s.next = &stateQueue{pool: &s.blocks, dir: opts.SpillDir}
-	for i := range s.workers {
-		s.workers[i] = new(worker[S, A])
-	}
 	s.terminator, _ = spec.(Terminator[S])
 	s.into, _ = unwrap(spec).(NextWriter[S, A])
 	if s.codec.segs.parts {
@@ -201,6 +202,12 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 	s.unreached = len(s.goals)
 	if opts.Liveness {
 		s.live = new(liveness)
+	}
+	s.takeTables(opts.Liveness || opts.PartialOrder)
+	for i := range s.workers {
+		if s.workers[i] == nil {
+			s.workers[i] = new(worker[S, A])
+		}
 	}
 	s.por = partialOrderOf(spec, opts)
 	return s
@@ -362,7 +369,9 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 		w.successors = make([]S, n)
 		w.fps = make([]uint64, n)
 		w.changed = make([]uint64, n)
-		w.segHashes = make([]uint64, n*s.codec.segs.count())
+	}
+	if segs := s.codec.segs.count(); len(w.segHashes) < n*segs {
+		w.segHashes = make([]uint64, cap(w.successors)*segs)
 	}
 	w.successors, w.fps = w.successors[:n], w.fps[:n]
 	done := 0
@@ -478,8 +487,8 @@ func (s *search[S, A]) partCacheOf(w *worker[S, A]) *partCache {
 	if !l.parts {
 		return nil
 	}
-	if w.parts == nil {
-		w.parts = newPartCache(l.bounds[2] - l.bounds[1])
+	if size := l.bounds[2] - l.bounds[1]; w.parts == nil || w.parts.size != size {
+		w.parts = newPartCache(size)
 	}
 	return w.parts
 }
