@@ -135,6 +135,7 @@ type worker[S, A any] struct {
 	// holds (judge.go).
 	partMemo []uint64
 	parts    *partCache // for a Partitioned spec (segments.go)
+	round    roundSet   // with several workers, this round's candidates (roundset.go)
 	touched  uint64     // keeps visitedSet.touch's loads from being optimized away
 	// owned[o] lists, with several workers, the candidates whose shard
 	// worker o owns in the insert phase, in order.
@@ -331,6 +332,7 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 	}
 	w.enc = w.enc[:0]
 	w.succ = w.succ[:0]
+	w.round.reset()
 	goals := s.unreachedGoals() // goals not reached when the round began
 	for _, ref := range chunk {
 		st := &w.state
@@ -399,6 +401,11 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 				w.candidates = append(w.candidates, candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k)}) // not new: its action position is never read
 				continue
 			}
+			if !direct && w.round.has(fp) { // an earlier candidate of this worker's round
+				w.succ = append(w.succ, pending)
+				w.candidates = append(w.candidates, candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k)})
+				continue
+			}
 			w.succ = append(w.succ, pending)
 			if direct {
 				isNew = s.visited.insert(fp, pending)
@@ -407,8 +414,11 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 			if isNew = s.visited.insert(fp, pending); !isNew {
 				continue
 			}
-		} else if s.visited.contains(fp) {
+		} else if s.visited.contains(fp) || w.round.has(fp) {
 			continue
+		}
+		if !direct {
+			w.round.add(fp)
 		}
 		next := &w.successors[k]
 		var hashes []uint64
