@@ -161,10 +161,20 @@ func hashState(b []byte) uint64 {
 	for ; i+16 <= n; i += 16 {
 		h = foldMul(load64(p, i)^k1, load64(p, i+8)^h)
 	}
-	var tail [16]byte
-	copy(tail[:], b[i:])
-	le := binary.LittleEndian
-	h = foldMul(le.Uint64(tail[:])^k2, le.Uint64(tail[8:])^h)
+	// The tail: the last 16 bytes, overlapping what came before, when
+	// there are as many (the length, mixed in last, tells inputs apart).
+	var a, c uint64
+	switch {
+	case i == n:
+	case n >= 16:
+		a, c = load64(p, n-16), load64(p, n-8)
+	default:
+		var tail [16]byte
+		copy(tail[:], b[i:])
+		le := binary.LittleEndian
+		a, c = le.Uint64(tail[:]), le.Uint64(tail[8:])
+	}
+	h = foldMul(a^k2, c^h)
 	return foldMul(h^k0, uint64(n)^k1)
 }
 

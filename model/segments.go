@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/binary"
 	"unsafe"
 )
@@ -140,27 +139,29 @@ func (l segments) fingerprint(p unsafe.Pointer) uint64 {
 }
 
 // decoded is a worker's record of the frontier state it decoded last:
-// each segment's entry in its encoding (copied, since the queue block it
-// came from is recycled) and hash. Decoding the next frontier state
-// rewrites only the segments whose entries differ; expanding it, a
-// successor's unchanged segments take these hashes and entries.
+// its encoding (copied, since the queue block it came from is recycled),
+// where each segment's entry ends in it, and each segment's hash.
+// Decoding the next frontier state rewrites only the segments whose
+// entries differ; expanding it, a successor's unchanged segments take
+// these hashes and entries. The encodings of the last two states take
+// turns in two buffers, so that decoding writes no pointer.
 type decoded struct {
 	valid  bool
-	enc    []byte  // the segments' entries, back to back
-	ends   []int32 // segment j's entry ends at ends[j]
+	which  int       // bufs[which] holds the state's encoding
+	bufs   [2][]byte // at full capacity; lens says how much is used
+	lens   [2]int
+	ends   [2][]int32 // segment j's entry ends at ends[which][j]
 	hashes []uint64
-	// the next state's entries and ends, while the old ones are compared
-	nextEnc  []byte
-	nextEnds []int32
 }
 
 // entry returns segment j's entry.
 func (d *decoded) entry(j int) []byte {
+	ends := d.ends[d.which]
 	lo := int32(0)
 	if j > 0 {
-		lo = d.ends[j-1]
+		lo = ends[j-1]
 	}
-	return d.enc[lo:d.ends[j]]
+	return d.bufs[d.which][lo:ends[j]]
 }
 
 // decodeFrontier sets the state at p, which holds the state d describes
@@ -169,28 +170,50 @@ func (d *decoded) entry(j int) []byte {
 func (l segments) decodeFrontier(d *decoded, src []byte, p unsafe.Pointer, cache *partCache) {
 	n := l.count()
 	if len(d.hashes) != n {
-		d.hashes, d.ends, d.nextEnds, d.valid = make([]uint64, n), make([]int32, n), make([]int32, n), false
+		d.hashes, d.ends, d.valid = make([]uint64, n), [2][]int32{make([]int32, n), make([]int32, n)}, false
 	}
-	d.nextEnc = d.nextEnc[:0]
-	rest := src
+	old, now := d.which, d.which^1
+	if cap(d.bufs[now]) < len(src) {
+		d.bufs[now] = make([]byte, 2*len(src))
+	}
+	buf := d.bufs[now][:len(src)]
+	copy(buf, src)
+	oldBuf, oldEnds, ends := d.bufs[old][:d.lens[old]], d.ends[old], d.ends[now]
+	pos, oldLo := 0, int32(0)
 	for j := range n {
-		var entry, enc []byte
-		entry, enc, rest = nextSegment(rest)
-		if !d.valid || !bytes.Equal(entry, d.entry(j)) {
+		// The segment's entry: its length (one byte below 0x80, else a
+		// uvarint), then its encoding.
+		h, size := 1, 0
+		if pos < len(buf) && buf[pos] < 0x80 {
+			size = int(buf[pos])
+		} else {
+			v, k := binary.Uvarint(buf[pos:])
+			h, size = k, int(v)
+		}
+		end := pos + h + size
+		if h <= 0 || size < 0 || end > len(buf) {
+			panic("model: corrupt state encoding")
+		}
+		ends[j] = int32(end)
+		if !d.valid || string(buf[pos:end]) != string(oldBuf[oldLo:oldEnds[j]]) {
 			lo, hi := l.bounds[j], l.bounds[j+1]
+			enc := buf[pos+h : end]
 			if j > 0 && cache != nil {
-				d.hashes[j] = cache.decode(entry, enc, unsafe.Add(p, lo))
+				d.hashes[j] = cache.decode(buf[pos:end], enc, unsafe.Add(p, lo))
 			} else {
 				decodeZeroRuns(enc, unsafe.Add(p, lo), hi-lo, hi-lo)
 				d.hashes[j] = l.hashSegment(p, j)
 			}
 		}
-		d.nextEnc = append(d.nextEnc, entry...)
-		d.nextEnds[j] = int32(len(d.nextEnc))
+		if d.valid {
+			oldLo = oldEnds[j]
+		}
+		pos = end
 	}
-	d.enc, d.nextEnc = d.nextEnc, d.enc
-	d.ends, d.nextEnds = d.nextEnds, d.ends
-	d.valid = true
+	if pos != len(buf) {
+		panic("model: corrupt state encoding")
+	}
+	d.which, d.lens[now], d.valid = now, len(src), true
 }
 
 // partCache is a worker's direct-mapped caches of the parts of a
@@ -218,7 +241,7 @@ type partCache struct {
 }
 
 const (
-	decCacheBits   = 8
+	decCacheBits   = 10
 	encCacheBits   = 10
 	maxCachedEntry = 96
 )
@@ -260,20 +283,24 @@ func (c *partCache) decode(entry, enc []byte, p unsafe.Pointer) uint64 {
 }
 
 // entryKey is a quick non-zero key of an entry for the decode cache (hits
-// are confirmed byte for byte): its length and its first and last 8 bytes
-// (the length byte and the encoding's start and end), mixed.
+// are confirmed byte for byte): a multiply-xor over its words, the last
+// one overlapping the one before when the length is not a multiple of 8.
 func entryKey(entry []byte) uint64 {
+	const k = 0x9e3779b97f4a7c15
 	n := len(entry)
-	var a, b uint64
-	if n >= 8 {
-		p := unsafe.Pointer(unsafe.SliceData(entry))
-		a, b = load64(p, 0), load64(p, n-8)
-	} else {
-		for i, c := range entry {
-			a |= uint64(c) << (8 * i)
+	h := uint64(n) * 0xc2b2ae3d27d4eb4f
+	if n < 8 {
+		for _, c := range entry {
+			h = (h ^ uint64(c)) * k
 		}
+		return (h ^ h>>29) | 1
 	}
-	return foldMul(a^0x9e3779b97f4a7c15, b^uint64(n)*0xc2b2ae3d27d4eb4f) | 1
+	p := unsafe.Pointer(unsafe.SliceData(entry))
+	for i := 0; i+8 < n; i += 8 {
+		h = (h ^ load64(p, i)) * k
+	}
+	h = (h ^ load64(p, n-8)) * k
+	return (h ^ h>>29) | 1
 }
 
 // encoded returns the cached entry of the part with hash h, or nil.
