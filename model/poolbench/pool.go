@@ -83,6 +83,9 @@ type Pool struct {
 	cfg        Config
 	invariants []model.Invariant[State]
 	goals      []model.Goal[State]
+	// slots is the configured request slots; ownerBytes and slotBytes the
+	// packed bytes of the owners and of the statuses (encode.go).
+	slots, ownerBytes, slotBytes int
 }
 
 var _ model.Spec[State, Action] = (*Pool)(nil)
@@ -101,7 +104,8 @@ func New(cfg Config) (*Pool, error) {
 	if cfg.MaxH < 1 || cfg.MaxH > 255 {
 		return nil, errors.New("poolbench: MaxH must be in 1..255")
 	}
-	p := &Pool{cfg: cfg}
+	slots := Ranks * cfg.Requests
+	p := &Pool{cfg: cfg, slots: slots, ownerBytes: (cfg.Blocks + 1) / 2, slotBytes: (slots + 1) / 2}
 	p.invariants = []model.Invariant[State]{
 		{Name: "conservation", Doc: "I1: free blocks plus held blocks equal the pool size", Check: p.checkConservation},
 		{Name: "owner-table", Doc: "I2: each request owns as many blocks in the table as it holds", Check: p.checkOwnerTable},
