@@ -14,20 +14,19 @@ import (
 //
 //  1. expand (parallel): each worker decodes its contiguous chunk of the
 //     round into a reusable buffer, computes the successors, drops those
-//     already stored, and keeps the others as candidates: fingerprint and
-//     encoded state.
+//     already stored and those it made candidates of earlier in the round,
+//     and keeps the others as candidates: fingerprint, encoded state, and
+//     the invariants it violates and goals it reaches.
 //  2. insert (parallel): each worker inserts into the visited set the
 //     candidates of its own shards, in frontier order, which decides which
 //     candidates are new: the first of equal ones in frontier order.
-//  3. judge (parallel): each worker checks the invariants and goals of its
-//     new candidates.
-//  4. assign (sequential, light): in frontier order, number the new states,
+//  3. assign (sequential, light): in frontier order, number the new states,
 //     record how they were reached, report violations and stop where a
 //     sequential search would, and queue the rest for the next level.
 //
-// A single worker does 1–3 at once, inserting and judging as it expands.
-// The visited set is only read while workers expand and each shard is
-// written by one worker while they insert, so the outcome is the same as a
+// A single worker does 1 and 2 at once, inserting as it expands. The
+// visited set is only read while workers expand and each shard is written
+// by one worker while they insert, so the outcome is the same as a
 // sequential search whatever the number of workers.
 type search[S, A any] struct {
 	spec       Spec[S, A]
