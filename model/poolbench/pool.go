@@ -166,14 +166,24 @@ func (p *Pool) growable(st uint8) bool {
 
 // Next returns the state after a.
 func (p *Pool) Next(s *State, a Action) State {
-	n := *s
+	var n State
+	p.NextInto(&n, s, a)
+	return n
+}
+
+var _ model.NextWriter[State, Action] = (*Pool)(nil)
+
+// NextInto sets *dst to Next(s, a), in place (model.NextWriter).
+func (p *Pool) NextInto(dst *State, s *State, a Action) {
+	*dst = *s
+	n := dst
 	q := a.Request
 	switch a.Kind {
 	case Allocate:
-		p.take(&n, q, a.Blocks)
+		p.take(n, q, a.Blocks)
 		n.Status[q] = Active
 	case Grow:
-		p.take(&n, q, 1)
+		p.take(n, q, 1)
 	case Shrink:
 		for i := p.cfg.Blocks - 1; i >= 0; i-- {
 			if n.Owner[i] == q+1 {
@@ -212,7 +222,6 @@ func (p *Pool) Next(s *State, a Action) State {
 		n.Held[x] = 0
 		n.Status[x] = Idle
 	}
-	return n
 }
 
 // take gives k free blocks to slot q, first-fit (the caller checked Free).
