@@ -386,7 +386,15 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 	}
 	w.touched ^= s.visited.touch(w.fps)
 	direct := len(s.workers) == 1
-	segs := s.codec.segs.count()
+	if direct && s.live == nil {
+		// The common case, in a tight loop: insert, keep the new ones.
+		for k, fp := range w.fps {
+			if s.visited.insert(fp, pending) {
+				s.keep(w, k, fp, true, goals)
+			}
+		}
+		return
+	}
 	for k, fp := range w.fps {
 		isNew := false
 		if s.live != nil {
@@ -409,38 +417,42 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 			if direct {
 				isNew = s.visited.insert(fp, pending)
 			}
-		} else if direct {
-			if isNew = s.visited.insert(fp, pending); !isNew {
-				continue
-			}
 		} else if s.visited.contains(fp) || w.round.has(fp) {
 			continue
 		}
 		if !direct {
 			w.round.add(fp)
 		}
-		next := &w.successors[k]
-		var hashes []uint64
-		if s.codec.bytesFP {
-			hashes = w.segHashes[k*segs : (k+1)*segs]
-			w.enc = s.encodeSuccessor(w, w.enc, k)
-		} else {
-			w.enc = s.codec.appendEncoded(w.enc, next)
-		}
-		c := candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k), action: int32(k), isNew: isNew}
-		if len(w.positions) > 0 {
-			c.action = w.positions[k]
-		}
-		// With several workers the candidates not stored when the round
-		// began are judged here too, while their states are at hand: the
-		// few that another candidate of the round stores first are judged
-		// for nothing, but no state is decoded again.
-		s.judgeCandidate(w, &c, next, hashes, goals)
-		w.candidates = append(w.candidates, c)
-		if !direct {
-			o := shardOf(fp) % len(s.workers)
-			w.owned[o] = append(w.owned[o], int32(len(w.candidates)-1))
-		}
+		s.keep(w, k, fp, isNew, goals)
+	}
+}
+
+// keep makes w.successors[k], with fingerprint fp, a candidate: encoded,
+// judged, and with several workers listed for the worker that owns its
+// shard.
+func (s *search[S, A]) keep(w *worker[S, A], k int, fp uint64, isNew bool, goals uint64) {
+	next := &w.successors[k]
+	var hashes []uint64
+	if s.codec.bytesFP {
+		segs := s.codec.segs.count()
+		hashes = w.segHashes[k*segs : (k+1)*segs]
+		w.enc = s.encodeSuccessor(w, w.enc, k)
+	} else {
+		w.enc = s.codec.appendEncoded(w.enc, next)
+	}
+	c := candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k), action: int32(k), isNew: isNew}
+	if len(w.positions) > 0 {
+		c.action = w.positions[k]
+	}
+	// With several workers the candidates not stored when the round
+	// began are judged here too, while their states are at hand: the few
+	// that another candidate of the round stores first are judged for
+	// nothing, but no state is decoded again.
+	s.judgeCandidate(w, &c, next, hashes, goals)
+	w.candidates = append(w.candidates, c)
+	if len(s.workers) > 1 {
+		o := shardOf(fp) % len(s.workers)
+		w.owned[o] = append(w.owned[o], int32(len(w.candidates)-1))
 	}
 }
 
