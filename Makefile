@@ -85,14 +85,25 @@ bench-spin:
 # BENCH_SYMMETRY=off,on checks each size without and with symmetry
 # reduction (docs/engine.md, "Symmetry reduction"), BENCH_POR=off,on
 # without and with the partial-order reduction ("Rank-aware partial-order
-# reduction").
+# reduction"). Then the 4-rank disaggregated deployment BENCH_DEPLOYMENT
+# under its fix with both reductions, BENCH_WORKERS_ROUNDS alternated runs
+# of BENCH_WORKERS_SIZE with 1 and 2 workers, and BENCH_SWEEP's default sweep,
+# and each figure next to issue 24's target (docs/engine.md, "Measured
+# against the targets"). Empty BENCH_DEPLOYMENT or BENCH_SWEEP, or
+# BENCH_WORKERS_ROUNDS=0, leave them out, e.g.
+#   make bench-scale BENCH_SIZES=3x5 BENCH_SYMMETRY=off BENCH_POR=off BENCH_DEPLOYMENT= BENCH_SWEEP= BENCH_WORKERS_ROUNDS=0
 BENCH_SIZES ?= 2x4,2x5,2x6,3x4,3x5,3x6,3x7,3x8
 BENCH_LIMIT ?= 10m
 BENCH_LAYOUT ?= modulo
 BENCH_SYMMETRY ?= off,on
 BENCH_POR ?= off,on
+BENCH_DEPLOYMENT ?= cmd/benchscale/deepseek-adp4-disagg.yaml
+BENCH_WORKERS_ROUNDS ?= 3
+BENCH_WORKERS_SIZE ?= 3x5
+BENCH_SWEEP ?= draft-admission
 bench-scale:
-	$(GO) run ./cmd/benchscale -sizes $(BENCH_SIZES) -limit $(BENCH_LIMIT) -layout $(BENCH_LAYOUT) -symmetry $(BENCH_SYMMETRY) -por $(BENCH_POR)
+	$(GO) run ./cmd/benchscale -sizes $(BENCH_SIZES) -limit $(BENCH_LIMIT) -layout $(BENCH_LAYOUT) -symmetry $(BENCH_SYMMETRY) -por $(BENCH_POR) \
+		-deployment '$(BENCH_DEPLOYMENT)' -workers-rounds $(BENCH_WORKERS_ROUNDS) -workers-size $(BENCH_WORKERS_SIZE) -sweep '$(BENCH_SWEEP)'
 
 # mutate: mutation testing of spec/ and model/ with their own unit tests
 # (github.com/go-gremlins/gremlins, fetched from the Go module proxy; not in

@@ -11,10 +11,16 @@ import (
 // outside the Go heap: the search's large tables come and go with their
 // growth, and the garbage collector would otherwise let up to one heap's
 // worth of freed tables pile up before it reclaims them. freeWords gives
-// them back at once. It falls back to the Go heap if the mapping fails.
+// them back at once. Tables below mappedWords words come from the Go heap:
+// a system call each way costs more than they do, and a sweep of many
+// small searches would spend its time in them. It falls back to the Go
+// heap if the mapping fails.
 func allocWords(n int) []uint64 {
 	if n == 0 {
 		return nil
+	}
+	if n < mappedWords {
+		return make([]uint64, n)
 	}
 	b, err := syscall.Mmap(-1, 0, n*8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
@@ -23,10 +29,13 @@ func allocWords(n int) []uint64 {
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n)
 }
 
+// mappedWords is the size from which allocWords maps memory: 32 KiB.
+const mappedWords = 4096
+
 // freeWords unmaps what allocWords returned.
 func freeWords(w []uint64) {
-	if cap(w) == 0 {
-		return
+	if cap(w) < mappedWords {
+		return // on the Go heap
 	}
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&w[:1][0])), cap(w)*8)
 	syscall.Munmap(b) // a heap fallback fails here, harmlessly: EINVAL

@@ -188,7 +188,7 @@ type Usage struct {
 func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 	start := time.Now()
 	s := newSearch(spec, opts)
-	defer s.visited.free()
+	defer s.giveTables()
 	if opts.MaxMemory > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(opts.MaxMemory))
 	}
@@ -222,7 +222,7 @@ func Check[S any, A any](spec Spec[S, A], opts Options) Result[A] {
 			res.Violations = append(res.Violations, v)
 		}
 	}
-	s.live = nil
+	s.keptLive, s.live = s.live, nil
 	for i, g := range s.goals {
 		res.Goals[i] = GoalResult{Name: g.Name, Doc: g.Doc, Reached: s.reached[i]}
 	}

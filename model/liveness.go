@@ -28,7 +28,7 @@ type uint32s struct {
 }
 
 func (l *uint32s) append(v uint32) {
-	if l.n&(1<<blockBits-1) == 0 {
+	if l.n&(1<<blockBits-1) == 0 && l.n>>blockBits >= len(l.blocks) {
 		l.blocks = append(l.blocks, make([]uint32, 1<<blockBits))
 	}
 	l.blocks[l.n>>blockBits][l.n&(1<<blockBits-1)] = v
@@ -168,8 +168,7 @@ func (s *search[S, A]) graph() *graph {
 			pred[rstart[v]] = uint32(u)
 		})
 	}
-	l.start, l.dst = uint32s{}, uint32s{}
-	return g
+	return g // l keeps the blocks too, for the next search (reuse.go)
 }
 
 // backward marks in set every state that reaches one of seeds through

@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"unsafe"
 )
 
 // Progressor is implemented by specs that say which steps make progress,
@@ -332,10 +333,10 @@ func (g *lassoGraph[A]) anyCycle(usable func(*lassoEdge[A]) bool) [][2]int32 {
 }
 
 // fingerprint is the fingerprint the search stores st under: the hash of
-// its encoding when the spec implements ByteStates, else the spec's.
+// its bytes when the spec implements ByteStates, else the spec's.
 func (s *search[S, A]) fingerprint(st *S) uint64 {
 	if s.codec.bytesFP {
-		return hashEncoding(s.codec.appendEncoded(nil, st))
+		return s.codec.segs.fingerprint(unsafe.Pointer(st))
 	}
 	return s.spec.Fingerprint(st)
 }

@@ -34,6 +34,17 @@ type Spec[S any, A any] interface {
 	ActionString(a A) string
 }
 
+// NextWriter is implemented by specs that can write a successor into a
+// state the checker owns, so that a successor is written once, in place,
+// instead of being returned by value and copied (a spec state is a few
+// kilobytes): NextInto sets *dst to exactly what Next(s, a) returns. dst
+// is never s; it holds an earlier successor, whose bytes NextInto must
+// overwrite. The checker calls it, when the spec implements it, wherever
+// it would call Next while it searches. It is optional.
+type NextWriter[S any, A any] interface {
+	NextInto(dst *S, s *S, a A)
+}
+
 // Terminator is implemented by specs that have legitimate end states. A
 // state with no enabled action for which IsTerminal is false is reported as
 // a deadlock.
@@ -52,6 +63,13 @@ type Invariant[S any] struct {
 	// Check returns nil when the property holds in s, else a Failure that
 	// says where (rank, pool, request) and how it broke.
 	Check func(s *S) *Failure
+	// Part, when set, is Check for one part of a Partitioned spec's state
+	// (a rank): it reads only the state's head and part r, and Check(s) is
+	// Part(s, r) for the first r where that is not nil, or nil. The
+	// checker then evaluates the Part invariants once per distinct head
+	// and part, not once per state (the states of a multi-rank search
+	// hold few distinct ranks), and Check only where one fails.
+	Part func(s *S, r int) *Failure
 }
 
 // Failure describes one violation of an invariant in one state.

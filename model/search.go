@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
+	"unsafe"
 )
 
 // search is the state of one Check run: a level-synchronous breadth-first
@@ -13,31 +14,38 @@ import (
 //
 //  1. expand (parallel): each worker decodes its contiguous chunk of the
 //     round into a reusable buffer, computes the successors, drops those
-//     already stored, and keeps the others as candidates: fingerprint and
-//     encoded state.
+//     already stored and those it made candidates of earlier in the round,
+//     and keeps the others as candidates: fingerprint, encoded state, and
+//     the invariants it violates and goals it reaches.
 //  2. insert (parallel): each worker inserts into the visited set the
 //     candidates of its own shards, in frontier order, which decides which
 //     candidates are new: the first of equal ones in frontier order.
-//  3. judge (parallel): each worker checks the invariants and goals of its
-//     new candidates.
-//  4. assign (sequential, light): in frontier order, number the new states,
+//  3. assign (sequential, light): in frontier order, number the new states,
 //     record how they were reached, report violations and stop where a
 //     sequential search would, and queue the rest for the next level.
 //
-// A single worker does 1–3 at once, inserting and judging as it expands.
-// The visited set is only read while workers expand and each shard is
-// written by one worker while they insert, so the outcome is the same as a
+// A single worker does 1 and 2 at once, inserting as it expands. The
+// visited set is only read while workers expand and each shard is written
+// by one worker while they insert, so the outcome is the same as a
 // sequential search whatever the number of workers.
 type search[S, A any] struct {
 	spec       Spec[S, A]
 	terminator Terminator[S] // nil when the spec has no legitimate end states
 	opts       Options
 	invariants []Invariant[S]
-	goals      []Goal[S]
-	reached    []bool // reached[i]: goals[i] holds in some stored state
-	unreached  int    // goals not reached yet
+	// partInvariants are the invariants with a Part, for a Partitioned
+	// spec (judge.go); nil otherwise.
+	partInvariants []Invariant[S]
+	// wholeInvariants are the others, in order, and noWhole says there
+	// are none.
+	wholeInvariants []Invariant[S]
+	noWhole         bool
+	goals           []Goal[S]
+	reached         []bool // reached[i]: goals[i] holds in some stored state
+	unreached       int    // goals not reached yet
 
 	codec    codec[S]
+	into     NextWriter[S, A] // the spec's in-place Next, or nil
 	visited  *visitedSet
 	links    parentLinks
 	count    int         // states stored: the next state index
@@ -60,6 +68,11 @@ type search[S, A any] struct {
 	reported    map[violationKey]bool
 
 	live *liveness // the transition graph, when opts.Liveness is set
+	// keptLive is live after the analysis, for its blocks (reuse.go).
+	keptLive *liveness
+	// salt tells this search's entries in the workers' memos from those
+	// of the searches that used the workers before (reuse.go).
+	salt uint64
 	// sym canonicalizes states (symmetry.go), when opts.Symmetry is set
 	// and the spec has a symmetry.
 	sym Symmetric[S]
@@ -105,15 +118,24 @@ type candidate struct {
 
 // worker holds the reusable buffers of one expanding goroutine.
 type worker[S, A any] struct {
-	state      S // the frontier state being expanded, decoded
+	state S // the frontier state being expanded, decoded
+	// cur describes state, segment by segment, for a ByteStates spec
+	// (segments.go); anything else that writes state clears cur.valid.
+	cur        decoded
 	actions    []A
 	successors []S
 	fps        []uint64
-	// succEnc holds, for a ByteStates spec, the successors' encodings back
-	// to back, the k-th ending at succEnds[k].
-	succEnc  []byte
-	succEnds []int32
-	touched  uint64 // keeps visitedSet.touch's loads from being optimized away
+	// segHashes holds, for a ByteStates spec, the segment hashes of each
+	// successor (segments of successor k from k*segments on), and
+	// changed[k] the mask of its segments that differ from state's.
+	segHashes []uint64
+	changed   []uint64
+	// partMemo caches the (head, part) pairs where every Part invariant
+	// holds (judge.go).
+	partMemo []uint64
+	parts    *partCache // for a Partitioned spec (segments.go)
+	round    roundSet   // with several workers, this round's candidates (roundset.go)
+	touched  uint64     // keeps visitedSet.touch's loads from being optimized away
 	// owned[o] lists, with several workers, the candidates whose shard
 	// worker o owns in the insert phase, in order.
 	owned      [][]int32
@@ -154,8 +176,7 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 		opts:       opts,
 		invariants: spec.Invariants(),
 		goals:      spec.Goals(),
-		codec:      newCodec[S](spec),
-		visited:    newVisitedSet(opts.Liveness || opts.PartialOrder),
+		codec:      newCodec[S](unwrap(spec)),
 		workers:    make([]*worker[S, A], max(1, opts.Workers)),
 		reported:   make(map[violationKey]bool),
 		sym:        symmetryOf(spec, opts),
@@ -165,14 +186,28 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 	}
 	s.frontier = &stateQueue{pool: &s.blocks, dir: opts.SpillDir}
 	s.next = &stateQueue{pool: &s.blocks, dir: opts.SpillDir}
-	for i := range s.workers {
-		s.workers[i] = new(worker[S, A])
-	}
 	s.terminator, _ = spec.(Terminator[S])
+	s.into, _ = unwrap(spec).(NextWriter[S, A])
+	if s.codec.segs.parts {
+		for _, inv := range s.invariants {
+			if inv.Part != nil {
+				s.partInvariants = append(s.partInvariants, inv)
+			} else {
+				s.wholeInvariants = append(s.wholeInvariants, inv)
+			}
+		}
+		s.noWhole = len(s.wholeInvariants) == 0
+	}
 	s.reached = make([]bool, len(s.goals))
 	s.unreached = len(s.goals)
 	if opts.Liveness {
 		s.live = new(liveness)
+	}
+	s.takeTables(opts.Liveness || opts.PartialOrder)
+	for i := range s.workers {
+		if s.workers[i] == nil {
+			s.workers[i] = new(worker[S, A])
+		}
 	}
 	s.por = partialOrderOf(spec, opts)
 	return s
@@ -184,8 +219,9 @@ func (s *search[S, A]) run() {
 	defer s.next.close()
 	init := s.spec.Initial()
 	s.canonicalize(&init)
-	// The fingerprint successors are looked up by (the encoding's hash for
-	// a ByteStates spec), so a step back to the initial state finds it.
+	// The fingerprint successors are looked up by (the hash of the state's
+	// bytes for a ByteStates spec), so a step back to the initial state
+	// finds it.
 	fp := s.fingerprint(&init)
 	s.visited.insert(fp, 0)
 	s.links.grow(1)
@@ -235,9 +271,8 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 		}
 		chunk := (len(s.round) + len(s.workers) - 1) / len(s.workers)
 		s.parallel(func(w int) { s.expand(s.workers[w], s.chunkOf(w, chunk), atBound) })
-		if len(s.workers) > 1 { // a single worker inserted and judged as it expanded
+		if len(s.workers) > 1 { // a single worker inserted as it expanded
 			s.parallel(s.insert)
-			s.parallel(s.judge)
 		}
 		if at, stop := s.assign(depth, chunk); stop {
 			if s.stopped && s.violations[0].Depth > int(depth) {
@@ -296,10 +331,11 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 	}
 	w.enc = w.enc[:0]
 	w.succ = w.succ[:0]
+	w.round.reset()
 	goals := s.unreachedGoals() // goals not reached when the round began
 	for _, ref := range chunk {
 		st := &w.state
-		s.codec.decode(ref.enc, st)
+		s.decodeFrontier(w, ref.enc)
 		w.actions = s.spec.Actions(st, w.actions[:0])
 		e := expansion{idx: ref.idx, enabled: int32(len(w.actions))}
 		switch {
@@ -333,9 +369,12 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 	if cap(w.successors) < n {
 		w.successors = make([]S, n)
 		w.fps = make([]uint64, n)
+		w.changed = make([]uint64, n)
+	}
+	if segs := s.codec.segs.count(); len(w.segHashes) < n*segs {
+		w.segHashes = make([]uint64, cap(w.successors)*segs)
 	}
 	w.successors, w.fps = w.successors[:n], w.fps[:n]
-	w.succEnc, w.succEnds = w.succEnc[:0], w.succEnds[:0]
 	done := 0
 	if s.por != nil {
 		done = s.reduce(w, st)
@@ -347,6 +386,15 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 	}
 	w.touched ^= s.visited.touch(w.fps)
 	direct := len(s.workers) == 1
+	if direct && s.live == nil {
+		// The common case, in a tight loop: insert, keep the new ones.
+		for k, fp := range w.fps {
+			if s.visited.insert(fp, pending) {
+				s.keep(w, k, fp, true, goals)
+			}
+		}
+		return
+	}
 	for k, fp := range w.fps {
 		isNew := false
 		if s.live != nil {
@@ -360,85 +408,139 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 				w.candidates = append(w.candidates, candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k)}) // not new: its action position is never read
 				continue
 			}
+			if !direct && w.round.has(fp) { // an earlier candidate of this worker's round
+				w.succ = append(w.succ, pending)
+				w.candidates = append(w.candidates, candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k)})
+				continue
+			}
 			w.succ = append(w.succ, pending)
 			if direct {
 				isNew = s.visited.insert(fp, pending)
 			}
-		} else if direct {
-			if isNew = s.visited.insert(fp, pending); !isNew {
-				continue
-			}
-		} else if s.visited.contains(fp) {
+		} else if s.visited.contains(fp) || w.round.has(fp) {
 			continue
 		}
-		next := &w.successors[k]
-		if s.codec.bytesFP {
-			start := int32(0)
-			if k > 0 {
-				start = w.succEnds[k-1]
-			}
-			w.enc = append(w.enc, w.succEnc[start:w.succEnds[k]]...)
-		} else {
-			w.enc = s.codec.appendEncoded(w.enc, next)
-		}
-		c := candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k), action: int32(k), isNew: isNew}
-		if len(w.positions) > 0 {
-			c.action = w.positions[k]
-		}
-		if direct { // else judge does this after the insert phase, for the new ones only
-			s.judgeCandidate(&c, next, goals)
-		}
-		w.candidates = append(w.candidates, c)
 		if !direct {
-			o := shardOf(fp) % len(s.workers)
-			w.owned[o] = append(w.owned[o], int32(len(w.candidates)-1))
+			w.round.add(fp)
 		}
+		s.keep(w, k, fp, isNew, goals)
+	}
+}
+
+// keep makes w.successors[k], with fingerprint fp, a candidate: encoded,
+// judged, and with several workers listed for the worker that owns its
+// shard.
+func (s *search[S, A]) keep(w *worker[S, A], k int, fp uint64, isNew bool, goals uint64) {
+	next := &w.successors[k]
+	var hashes []uint64
+	if s.codec.bytesFP {
+		segs := s.codec.segs.count()
+		hashes = w.segHashes[k*segs : (k+1)*segs]
+		w.enc = s.encodeSuccessor(w, w.enc, k)
+	} else {
+		w.enc = s.codec.appendEncoded(w.enc, next)
+	}
+	c := candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k), action: int32(k), isNew: isNew}
+	if len(w.positions) > 0 {
+		c.action = w.positions[k]
+	}
+	// With several workers the candidates not stored when the round
+	// began are judged here too, while their states are at hand: the few
+	// that another candidate of the round stores first are judged for
+	// nothing, but no state is decoded again.
+	s.judgeCandidate(w, &c, next, hashes, goals)
+	w.candidates = append(w.candidates, c)
+	if len(s.workers) > 1 {
+		o := shardOf(fp) % len(s.workers)
+		w.owned[o] = append(w.owned[o], int32(len(w.candidates)-1))
 	}
 }
 
 // successor computes the successor of st through w.actions[k] into
-// w.successors[k], its fingerprint into w.fps[k] and, for a ByteStates
-// spec, its encoding onto w.succEnc. Successors are computed in order.
+// w.successors[k] (in place, when the spec is a NextWriter) and its
+// fingerprint into w.fps[k]. Only the successors not stored yet are
+// encoded, by addCandidates.
 func (s *search[S, A]) successor(w *worker[S, A], st *S, k int) {
-	w.successors[k] = s.spec.Next(st, w.actions[k])
-	s.canonicalize(&w.successors[k])
-	if s.codec.bytesFP {
-		start := len(w.succEnc)
-		w.succEnc = s.codec.appendEncoded(w.succEnc, &w.successors[k])
-		w.succEnds = append(w.succEnds, int32(len(w.succEnc)))
-		w.fps[k] = hashEncoding(w.succEnc[start:])
+	next := &w.successors[k]
+	if s.into != nil {
+		s.into.NextInto(next, st, w.actions[k])
 	} else {
-		w.fps[k] = s.spec.Fingerprint(&w.successors[k])
+		*next = s.spec.Next(st, w.actions[k])
 	}
-}
-
-// judgeCandidate records the invariants c's state next violates and the
-// goals of goals it reaches.
-func (s *search[S, A]) judgeCandidate(c *candidate, next *S, goals uint64) {
-	c.failures = checkInvariants(s.invariants, next, s.opts.KeepGoing)
-	for g := goals; g != 0; g &= g - 1 {
-		i := bits.TrailingZeros64(g)
-		if s.goals[i].Reached(next) {
-			c.goals |= 1 << i
+	s.canonicalize(next)
+	if !s.codec.bytesFP {
+		w.fps[k] = s.spec.Fingerprint(next)
+		return
+	}
+	// Segment by segment: the ones the step left as they were in st keep
+	// st's hashes.
+	l := s.codec.segs
+	n := l.count()
+	h := w.segHashes[k*n : (k+1)*n]
+	p, q := unsafe.Pointer(next), unsafe.Pointer(st)
+	var changed uint64
+	for j := range h {
+		if l.sameSegment(p, q, j) {
+			h[j] = w.cur.hashes[j]
+		} else {
+			h[j] = l.hashSegment(p, j)
+			changed |= 1 << j
 		}
 	}
+	w.changed[k] = changed
+	w.fps[k] = combineHashes(h)
 }
 
-// judge is worker me's phase after the insert phase when there are several
-// workers: it decodes its new candidates and checks their invariants and
-// goals, so that no time goes to the duplicates of the round.
-func (s *search[S, A]) judge(me int) {
-	w := s.workers[me]
-	goals := s.unreachedGoals()
-	start := int32(0)
-	for k := range w.candidates {
-		c := &w.candidates[k]
-		if c.isNew {
-			s.codec.decode(w.enc[start:c.encEnd], &w.state)
-			s.judgeCandidate(c, &w.state, goals)
-		}
-		start = c.encEnd
+// decodeFrontier decodes the frontier state enc into w.state: for a
+// ByteStates spec only the segments that differ from the state decoded
+// before, which w.cur describes.
+func (s *search[S, A]) decodeFrontier(w *worker[S, A], enc []byte) {
+	if !s.codec.bytesFP {
+		s.codec.decode(enc, &w.state)
+		return
 	}
+	s.codec.segs.decodeFrontier(&w.cur, enc, unsafe.Pointer(&w.state), s.partCacheOf(w))
+}
+
+// partCacheOf returns w's cache of parts for a Partitioned spec, or nil.
+func (s *search[S, A]) partCacheOf(w *worker[S, A]) *partCache {
+	l := s.codec.segs
+	if !l.parts {
+		return nil
+	}
+	if size := l.bounds[2] - l.bounds[1]; w.parts == nil || w.parts.size != size {
+		w.parts = newPartCache(size)
+	}
+	return w.parts
+}
+
+// encodeSuccessor appends the encoding of w.successors[k], whose segments
+// of the mask w.changed[k] differ from w.state's: the others are copied
+// from w.state's encoding, and its parts' entries come from w's cache of
+// parts when they are there.
+func (s *search[S, A]) encodeSuccessor(w *worker[S, A], dst []byte, k int) []byte {
+	next, changed := &w.successors[k], w.changed[k]
+	l := s.codec.segs
+	p := unsafe.Pointer(next)
+	cache := s.partCacheOf(w)
+	hashes := w.segHashes[k*l.count() : (k+1)*l.count()]
+	for j := range l.count() {
+		switch {
+		case changed&(1<<j) == 0:
+			dst = append(dst, w.cur.entry(j)...)
+		case j == 0 || cache == nil:
+			dst = l.appendSegment(dst, p, j)
+		default:
+			if e := cache.encoded(hashes[j]); e != nil {
+				dst = append(dst, e...)
+				continue
+			}
+			at := len(dst)
+			dst = l.appendSegment(dst, p, j)
+			cache.remember(hashes[j], dst[at:])
+		}
+	}
+	return dst
 }
 
 // unreachedGoals returns the goals not reached yet, as a bit mask.
@@ -635,6 +737,7 @@ func (s *search[S, A]) record(failures []InvariantFailure, idx uint32) (stop boo
 func (s *search[S, A]) preferDeadlock(from int) {
 	w := s.workers[0]
 	check := func(ref queuedRef) bool {
+		w.cur.valid = false
 		s.codec.decode(ref.enc, &w.state)
 		if w.actions = s.spec.Actions(&w.state, w.actions[:0]); len(w.actions) == 0 && !s.terminal(&w.state) {
 			s.violations = s.violations[:0]

@@ -38,7 +38,7 @@ type visitedShard struct {
 }
 
 // visitedInitialSlots is each shard's initial size.
-const visitedInitialSlots = 256
+const visitedInitialSlots = 64
 
 func newVisitedSet(withIdx bool) *visitedSet {
 	v := &visitedSet{withIdx: withIdx}
@@ -222,6 +222,54 @@ func (t *visitedShard) grow(withIdx bool) {
 	}
 	freeWords(keys)
 	freeUint32s(idx)
+}
+
+// release empties the set for another search and reports true, keeping
+// the shards that live on the Go heap (fewer than mappedWords slots) and
+// giving the mapped ones back to the operating system; or, when most
+// shards are mapped (a large search), frees it all and reports false. A
+// released set holds no mapped memory, so the garbage collector may drop
+// it.
+func (v *visitedSet) release() bool {
+	mapped := 0
+	for i := range v.shards {
+		if len(v.shards[i].keys) >= mappedWords {
+			mapped++
+		}
+	}
+	if mapped > len(v.shards)/2 {
+		v.free()
+		return false
+	}
+	for i := range v.shards {
+		t := &v.shards[i]
+		if len(t.keys) >= mappedWords || len(t.idx) >= 2*mappedWords {
+			freeWords(t.keys)
+			freeUint32s(t.idx)
+			t.keys, t.idx = nil, nil
+		} else {
+			clear(t.keys)
+		}
+		t.n, t.hasZero, t.zeroIdx = 0, false, 0
+	}
+	return true
+}
+
+// reuse readies a released set for a search, with indices when withIdx.
+func (v *visitedSet) reuse(withIdx bool) {
+	for i := range v.shards {
+		t := &v.shards[i]
+		switch {
+		case t.keys == nil:
+			t.alloc(visitedInitialSlots, withIdx)
+		case withIdx && t.idx == nil:
+			t.idx = allocUint32s(len(t.keys))
+		case !withIdx && t.idx != nil:
+			freeUint32s(t.idx)
+			t.idx = nil
+		}
+	}
+	v.withIdx = withIdx
 }
 
 // free returns the tables' memory to the operating system; the set must

@@ -6,6 +6,11 @@ package spec
 // veto, _revert_gen_alloc and the dummy rollback of
 // _finalize_adp_dummy_allocation.
 
+import (
+	"math/bits"
+	"unsafe"
+)
+
 // dummyID is ATTENTION_DP_DUMMY_REQUEST_ID (llm_request.py at 002f3cc:
 // "Generated real request ids do not use 0").
 const dummyID = 0
@@ -315,47 +320,104 @@ func (v rankView) finalizeAdpDummyAllocation() {
 // and without this every new dummy would make the state space infinite.
 func (sp *Spec) canonicalizeDummyIncarnations(s *State) {
 	for r := uint8(0); r < sp.Config.Ranks; r++ {
-		rank := &s.Ranks[r]
-		if !rank.Requests[dummyID].State.isActive() {
-			rank.DummyAfter = 0
+		canonicalizeRankDummyIncarnations(&s.Ranks[r])
+	}
+}
+
+// canonicalizeRankDummyIncarnations is canonicalizeDummyIncarnations for
+// one rank.
+func canonicalizeRankDummyIncarnations(rank *Rank) {
+	if !rank.Requests[dummyID].State.isActive() {
+		rank.DummyAfter = 0
+	}
+	if dummyIncarnationsCanonical(rank) {
+		return
+	}
+	var used incarnationSet
+	batches := [...]*Batch{&rank.Batch, &rank.Previous}
+	used.add(rank.Requests[dummyID].Incarnation)
+	for p := range rank.Pools {
+		if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
+			used.add(c.Incarnation)
 		}
-		var used incarnationSet
-		batches := [...]*Batch{&rank.Batch, &rank.Previous}
-		used.add(rank.Requests[dummyID].Incarnation)
-		for p := range rank.Pools {
-			if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
-				used.add(c.Incarnation)
-			}
-		}
-		for _, b := range batches {
-			for i := 0; i < int(b.Count); i++ {
-				if b.Entries[i].ID == dummyID {
-					used.add(b.Entries[i].Incarnation)
-				}
-			}
-		}
-		rank.Requests[dummyID].Incarnation = used.rank(rank.Requests[dummyID].Incarnation)
-		for p := range rank.Pools {
-			if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
-				c.Incarnation = used.rank(c.Incarnation)
-			}
-		}
-		for _, b := range batches {
-			keepSnapshot := false
-			for i := 0; i < int(b.Count); i++ {
-				if e := &b.Entries[i]; e.ID == dummyID {
-					keepSnapshot = keepSnapshot || b.Dummy.Incarnation == e.Incarnation
-					e.Incarnation = used.rank(e.Incarnation)
-				}
-			}
-			if keepSnapshot {
-				b.Dummy.Incarnation = used.rank(b.Dummy.Incarnation)
-			} else {
-				b.Dummy = Request{}
+	}
+	for _, b := range batches {
+		for i := 0; i < int(b.Count); i++ {
+			if b.Entries[i].ID == dummyID {
+				used.add(b.Entries[i].Incarnation)
 			}
 		}
 	}
+	rank.Requests[dummyID].Incarnation = used.rank(rank.Requests[dummyID].Incarnation)
+	for p := range rank.Pools {
+		if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
+			c.Incarnation = used.rank(c.Incarnation)
+		}
+	}
+	for _, b := range batches {
+		keepSnapshot := false
+		for i := 0; i < int(b.Count); i++ {
+			if e := &b.Entries[i]; e.ID == dummyID {
+				keepSnapshot = keepSnapshot || b.Dummy.Incarnation == e.Incarnation
+				e.Incarnation = used.rank(e.Incarnation)
+			}
+		}
+		if keepSnapshot {
+			b.Dummy.Incarnation = used.rank(b.Dummy.Incarnation)
+		} else {
+			b.Dummy = Request{}
+		}
+	}
 }
+
+// dummyIncarnationsCanonical reports whether canonicalizeDummyIncarnations
+// would leave rank as it is, reading it once without writing: the dummy
+// incarnations in use are already 1..k and no batch keeps a dummy
+// snapshot it would drop. Most steps leave the dummies alone, so this
+// spares most states the renumbering pass.
+func dummyIncarnationsCanonical(rank *Rank) bool {
+	// Bit i: incarnation i < 64 is in use; a larger one takes the full
+	// pass.
+	used := uint64(1) << (rank.Requests[dummyID].Incarnation & 63)
+	large := rank.Requests[dummyID].Incarnation
+	for p := range rank.Pools {
+		if c := &rank.Pools[p].Caches[dummyID]; c.Status != Absent {
+			used |= 1 << (c.Incarnation & 63)
+			large |= c.Incarnation
+		}
+	}
+	for _, b := range [...]*Batch{&rank.Batch, &rank.Previous} {
+		keep := false
+		for i := 0; i < int(b.Count); i++ {
+			if e := &b.Entries[i]; e.ID == dummyID {
+				used |= 1 << (e.Incarnation & 63)
+				large |= e.Incarnation
+				keep = keep || b.Dummy.Incarnation == e.Incarnation
+			}
+		}
+		if !keep && !zeroRequest(&b.Dummy) {
+			return false
+		}
+	}
+	if large >= 64 {
+		return false
+	}
+	used &^= 1 // incarnation 0 is not one
+	// 1..k: the bits above bit 0 are contiguous from bit 1 (and at most 8,
+	// which incarnationSet holds).
+	k := bits.OnesCount64(used)
+	return k <= 8 && used == (1<<(k+1))-2
+}
+
+// zeroRequest reports whether every field of *q is zero, in two loads
+// (which overlap: a Request is 8 to 16 bytes).
+func zeroRequest(q *Request) bool {
+	const size = unsafe.Sizeof(Request{})
+	p := unsafe.Pointer(q)
+	return *(*uint64)(p)|*(*uint64)(unsafe.Add(p, size-8)) == 0
+}
+
+var _ = [1]struct{}{}[(unsafe.Sizeof(Request{})-8)/9] // 8 <= Sizeof(Request) < 17
 
 // incarnationSet is a small set of the non-zero incarnations in use (at
 // most a handful: the live dummy, a leaked cache, two batches).

@@ -117,7 +117,7 @@ func TestDummyRollbackLeaksUnpairedMirror(t *testing.T) {
 		if leaked := v.cache(Draft, dummyID).Status != Absent; leaked == fix {
 			t.Fatalf("fix=%v: mirror leaked=%v", fix, leaked)
 		}
-		if f := sp.checkNoLeakedCache(s); (f != nil) == fix {
+		if f := sp.checkNoLeakedCache(s, sp.allRanks()); (f != nil) == fix {
 			t.Fatalf("fix=%v: no-leaked-cache reports %v", fix, f)
 		}
 	}

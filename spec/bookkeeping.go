@@ -28,21 +28,15 @@ func (sp *Spec) bookkeepingInvariants() []model.Invariant[State] {
 			Doc:   "a scheduled batch holds at most max_batch_size requests and max_num_tokens tokens (KVCacheV2Scheduler's BudgetTracker; attention-DP pads are outside the budget)",
 			Check: sp.checkBatchLimits,
 		},
-		{
-			Name:  InvRecordsCleared,
-			Doc:   "an _allocated_draft_lens entry lives only while the batch that recorded it awaits its update_resources (popped there or by revert_allocate_generation)",
-			Check: sp.checkRecordsCleared,
-		},
-		{
-			Name:  InvReservation,
-			Doc:   "once its iteration ended or was vetoed, a generating request's cache holds at most max_beam_num_tokens - 1 + num_extra_kv_tokens tokens, plus max_draft_len for a disaggregated request (prepare_disagg_gen_init's draft tokens) (update_resources rewinds the unused draft slots, _revert_gen_alloc and the defer give the growth back)",
-			Check: sp.checkReservation,
-		},
-		{
-			Name:  InvCursorAgreement,
-			Doc:   "a context request's cursors are 0 when its target cache is gone (rewind_context_after_cache_drop) and equal the target history once the cache was resumed and settled (_settle_context_cursor, update_context_resources), except that a chunk's update skipped while the cache was suspended leaves the history behind the cursor until the next update of the ACTIVE cache; a generating request's target history is max_beam_num_tokens - 1 (update_resources)",
-			Check: sp.checkCursorAgreement,
-		},
+		sp.byRank(InvRecordsCleared,
+			"an _allocated_draft_lens entry lives only while the batch that recorded it awaits its update_resources (popped there or by revert_allocate_generation)",
+			sp.checkRecordsCleared),
+		sp.byRank(InvReservation,
+			"once its iteration ended or was vetoed, a generating request's cache holds at most max_beam_num_tokens - 1 + num_extra_kv_tokens tokens, plus max_draft_len for a disaggregated request (prepare_disagg_gen_init's draft tokens) (update_resources rewinds the unused draft slots, _revert_gen_alloc and the defer give the growth back)",
+			sp.checkReservation),
+		sp.byRank(InvCursorAgreement,
+			"a context request's cursors are 0 when its target cache is gone (rewind_context_after_cache_drop) and equal the target history once the cache was resumed and settled (_settle_context_cursor, update_context_resources), except that a chunk's update skipped while the cache was suspended leaves the history behind the cursor until the next update of the ACTIVE cache; a generating request's target history is max_beam_num_tokens - 1 (update_resources)",
+			sp.checkCursorAgreement),
 		sp.tokenInvariant(),
 	}
 }
@@ -80,9 +74,9 @@ func (sp *Spec) pendingIDs(s *State, r uint8) uint16 {
 	return ids
 }
 
-// allPendingIDs is pendingIDs of every configured rank.
-func (sp *Spec) allPendingIDs(s *State) (out [MaxRanks]uint16) {
-	for r := uint8(0); r < sp.Config.Ranks; r++ {
+// allPendingIDs is pendingIDs of the ranks of rs.
+func (sp *Spec) allPendingIDs(s *State, rs rankRange) (out [MaxRanks]uint16) {
+	for r := rs.lo; r < rs.hi; r++ {
 		out[r] = sp.pendingIDs(s, r)
 	}
 	return out
@@ -144,12 +138,12 @@ func (sp *Spec) checkBatchLimits(s *State) *model.Failure {
 	return nil
 }
 
-func (sp *Spec) checkRecordsCleared(s *State) *model.Failure {
+func (sp *Spec) checkRecordsCleared(s *State, rs rankRange) *model.Failure {
 	if s.Crash.Happened {
 		return nil // the engine is down mid-iteration; no-crash-on-refusal reports it
 	}
-	pending := sp.allPendingIDs(s)
-	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
+	pending := sp.allPendingIDs(s, rs)
+	return sp.eachCache(s, rs, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
 		if c.AllocatedDraft == 0 || pending[v.r]&(1<<id) != 0 {
 			return nil
 		}
@@ -158,12 +152,12 @@ func (sp *Spec) checkRecordsCleared(s *State) *model.Failure {
 	})
 }
 
-func (sp *Spec) checkReservation(s *State) *model.Failure {
+func (sp *Spec) checkReservation(s *State, rs rankRange) *model.Failure {
 	if s.Crash.Happened {
 		return nil // the engine is down mid-iteration; no-crash-on-refusal reports it
 	}
-	pending := sp.allPendingIDs(s)
-	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
+	pending := sp.allPendingIDs(s, rs)
+	return sp.eachCache(s, rs, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
 		r := v.request(id)
 		if id == dummyID || (r.State != GenerationInProgress && r.State != GenerationToComplete) || pending[v.r]&(1<<id) != 0 {
 			return nil
@@ -181,11 +175,11 @@ func (sp *Spec) checkReservation(s *State) *model.Failure {
 	})
 }
 
-func (sp *Spec) checkCursorAgreement(s *State) *model.Failure {
+func (sp *Spec) checkCursorAgreement(s *State, rs rankRange) *model.Failure {
 	if s.Crash.Happened {
 		return nil // the engine is down mid-iteration; no-crash-on-refusal reports it
 	}
-	for r := uint8(0); r < sp.Config.Ranks; r++ {
+	for r := rs.lo; r < rs.hi; r++ {
 		v := s.view(&sp.Config, r)
 		pending := sp.pendingIDs(s, r)
 		for id := uint8(1); int(id) <= len(sp.Config.Requests); id++ {

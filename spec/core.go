@@ -169,9 +169,20 @@ func (c poolCore[T]) referencedTreeBlocks(f uint8) T {
 // droppableBlocks counts tree blocks no live cache references: the radix
 // tree keeps them for reuse but drops them when pages run short.
 func (c poolCore[T]) droppableBlocks() int {
+	// referencedTreeBlocks of every family, in one pass over the caches.
+	var most [MaxFamilies]T
+	for id := range c.pool.Caches {
+		x := &c.pool.Caches[id]
+		if x.Status == Absent {
+			continue
+		}
+		if f := c.family(uint8(id)); f < MaxFamilies && x.Shared > most[f] {
+			most[f] = x.Shared
+		}
+	}
 	n := 0
-	for f := uint8(0); f < MaxFamilies; f++ {
-		n += int(c.pool.Tree[f]) - int(c.referencedTreeBlocks(f))
+	for f := range MaxFamilies {
+		n += int(c.pool.Tree[f]) - int(most[f])
 	}
 	return n
 }

@@ -311,16 +311,16 @@ func TestCursorHistoryMayLagWhileSuspended(t *testing.T) {
 	if c.Flags&flagHistoryLags == 0 || c.History != 0 {
 		t.Fatalf("update over a suspended cache: flags %b, history %d; want it skipped (history 0) and marked lagging", c.Flags, c.History)
 	}
-	if f := sp.checkCursorAgreement(s); f != nil {
+	if f := sp.checkCursorAgreement(s, sp.allRanks()); f != nil {
 		t.Fatalf("history 0 behind cursor 4 after a skipped update: %s", f.Message)
 	}
 	c.History = 8
-	if f := sp.checkCursorAgreement(s); f == nil {
+	if f := sp.checkCursorAgreement(s, sp.allRanks()); f == nil {
 		t.Fatal("history 8 ahead of cursor 4 passed")
 	}
 	c.History = 0
 	c.Flags &^= flagHistoryLags
-	if f := sp.checkCursorAgreement(s); f == nil {
+	if f := sp.checkCursorAgreement(s, sp.allRanks()); f == nil {
 		t.Fatal("a lagging history with no skipped update passed")
 	}
 	c.Flags |= flagHistoryLags
@@ -331,7 +331,7 @@ func TestCursorHistoryMayLagWhileSuspended(t *testing.T) {
 	if c.History != 4 || c.Flags&flagHistoryLags != 0 {
 		t.Fatalf("update of the resumed cache: history %d, flags %b; want 4 and the flag cleared", c.History, c.Flags)
 	}
-	if f := sp.checkCursorAgreement(s); f != nil {
+	if f := sp.checkCursorAgreement(s, sp.allRanks()); f != nil {
 		t.Fatal(f.Message)
 	}
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/kvcheck/kvcheck/model"
 )
@@ -29,36 +30,24 @@ func (sp *Spec) Invariants() []model.Invariant[State] {
 			Doc:   "the engine never raises on a resource refusal: no exception escapes the executor loop (every rank is hard-killed when one does)",
 			Check: sp.checkNoCrash,
 		},
-		{
-			Name:  InvHistoryWithinCapacity,
-			Doc:   "committed <= history <= capacity for every cache in every pool (the core's stated _KVCache invariant, reference §1.1)",
-			Check: sp.checkHistoryWithinCapacity,
-		},
-		{
-			Name:  InvPoolConservation,
-			Doc:   "free pages + pages held by caches + reuse-tree blocks = pool size, shared blocks counted once; pages offloaded to the host tier fit it",
-			Check: sp.checkPoolConservation,
-		},
-		{
-			Name:  InvNoLeakedCache,
-			Doc:   "every cache in any pool belongs to a live incarnation of its request ID (no leaked mirror IDs, reference I6/I7)",
-			Check: sp.checkNoLeakedCache,
-		},
-		{
-			Name:  InvMirrorWithinTargetLife,
-			Doc:   "a draft mirror never outlives the target cache of the same request incarnation (reference I5)",
-			Check: sp.checkMirrorWithinTargetLifetime,
-		},
-		{
-			Name:  InvIndexSlots,
-			Doc:   "live caches per manager never exceed its IndexMapper slots (reference I9)",
-			Check: sp.checkIndexSlots,
-		},
-		{
-			Name:  InvPageIndexRow,
-			Doc:   "no cache has more pages than a row of the host page-index buffer holds (max_blocks_per_seq)",
-			Check: sp.checkPageIndexRow,
-		},
+		sp.byRank(InvHistoryWithinCapacity,
+			"committed <= history <= capacity for every cache in every pool (the core's stated _KVCache invariant, reference §1.1)",
+			sp.checkHistoryWithinCapacity),
+		sp.byRank(InvPoolConservation,
+			"free pages + pages held by caches + reuse-tree blocks = pool size, shared blocks counted once; pages offloaded to the host tier fit it",
+			sp.checkPoolConservation),
+		sp.byRank(InvNoLeakedCache,
+			"every cache in any pool belongs to a live incarnation of its request ID (no leaked mirror IDs, reference I6/I7)",
+			sp.checkNoLeakedCache),
+		sp.byRank(InvMirrorWithinTargetLife,
+			"a draft mirror never outlives the target cache of the same request incarnation (reference I5)",
+			sp.checkMirrorWithinTargetLifetime),
+		sp.byRank(InvIndexSlots,
+			"live caches per manager never exceed its IndexMapper slots (reference I9)",
+			sp.checkIndexSlots),
+		sp.byRank(InvPageIndexRow,
+			"no cache has more pages than a row of the host page-index buffer holds (max_blocks_per_seq)",
+			sp.checkPageIndexRow),
 		{
 			Name:  InvForwardOverActive,
 			Doc:   "a forward runs only requests whose KV caches on its rank are ACTIVE: suspend() cuts a cache's page-index buffers, and a forward over it reads stale page indices (_restore_page_index_bufs, kv_cache_manager_v2.py at 00746ef); nothing raises",
@@ -145,10 +134,42 @@ func (sp *Spec) checkNoCrash(s *State) *model.Failure {
 	}
 }
 
-// eachCache calls f for every live cache of every configured rank and pool
+// rankRange is the ranks lo..hi-1 an invariant's check looks at: every
+// configured rank for its Check, one for its Part (byRank).
+type rankRange struct{ lo, hi uint8 }
+
+// allRanks is every configured rank.
+func (sp *Spec) allRanks() rankRange { return rankRange{0, sp.Config.Ranks} }
+
+// byRank is the invariant name whose check looks at each rank on its own:
+// for the ranks of its range it reads only those ranks and the records
+// every rank shares (Arrived, Crash, Pipeline), and returns the failure of
+// the first rank that has one. Its Check looks at every rank and its Part
+// at one (model.Invariant.Part), so that the checker evaluates it once per
+// distinct rank and shared records, not once per state;
+// TestInvariantPartsLocal checks both claims on reachable states.
+func (sp *Spec) byRank(name, doc string, check func(s *State, ranks rankRange) *model.Failure) model.Invariant[State] {
+	return model.Invariant[State]{
+		Name:  name,
+		Doc:   doc,
+		Check: func(s *State) *model.Failure { return check(s, sp.allRanks()) },
+		Part:  func(s *State, r int) *model.Failure { return check(s, rankRange{uint8(r), uint8(r) + 1}) },
+	}
+}
+
+var _ model.Partitioned = (*Spec)(nil)
+
+// Parts says that a state's bytes are the records every rank shares, then
+// one part per configured rank (model.Partitioned): a rank's own step
+// changes only its part.
+func (sp *Spec) Parts() (head, size, count int) {
+	return int(unsafe.Offsetof(State{}.Ranks)), int(unsafe.Sizeof(Rank{})), int(sp.Config.Ranks)
+}
+
+// eachCache calls f for every live cache of the ranks of rs and every pool
 // until f returns a failure.
-func (sp *Spec) eachCache(s *State, f func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure) *model.Failure {
-	for r := uint8(0); r < sp.Config.Ranks; r++ {
+func (sp *Spec) eachCache(s *State, rs rankRange, f func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure) *model.Failure {
+	for r := rs.lo; r < rs.hi; r++ {
 		v := s.view(&sp.Config, r)
 		for p := Target; p < numPools; p++ {
 			if !sp.Config.hasPool(r, p) {
@@ -170,8 +191,8 @@ func (sp *Spec) eachCache(s *State, f func(v rankView, p PoolKind, id uint8, c *
 	return nil
 }
 
-func (sp *Spec) checkHistoryWithinCapacity(s *State) *model.Failure {
-	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
+func (sp *Spec) checkHistoryWithinCapacity(s *State, rs rankRange) *model.Failure {
+	return sp.eachCache(s, rs, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
 		if c.Committed <= c.History && c.History <= c.Capacity {
 			return nil
 		}
@@ -180,8 +201,8 @@ func (sp *Spec) checkHistoryWithinCapacity(s *State) *model.Failure {
 	})
 }
 
-func (sp *Spec) checkPoolConservation(s *State) *model.Failure {
-	for r := uint8(0); r < sp.Config.Ranks; r++ {
+func (sp *Spec) checkPoolConservation(s *State, rs rankRange) *model.Failure {
+	for r := rs.lo; r < rs.hi; r++ {
 		v := s.view(&sp.Config, r)
 		for p := Target; p < numPools; p++ {
 			if !sp.Config.hasPool(r, p) {
@@ -224,8 +245,8 @@ func (sp *Spec) checkPoolConservation(s *State) *model.Failure {
 	return nil
 }
 
-func (sp *Spec) checkNoLeakedCache(s *State) *model.Failure {
-	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
+func (sp *Spec) checkNoLeakedCache(s *State, rs rankRange) *model.Failure {
+	return sp.eachCache(s, rs, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
 		req := v.request(id)
 		live := req.State.isActive() || req.State == DisaggContextTransmission
 		if live && req.Incarnation == c.Incarnation {
@@ -243,8 +264,8 @@ func (sp *Spec) checkNoLeakedCache(s *State) *model.Failure {
 	})
 }
 
-func (sp *Spec) checkMirrorWithinTargetLifetime(s *State) *model.Failure {
-	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
+func (sp *Spec) checkMirrorWithinTargetLifetime(s *State, rs rankRange) *model.Failure {
+	return sp.eachCache(s, rs, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
 		if p != Draft {
 			return nil
 		}
@@ -257,8 +278,8 @@ func (sp *Spec) checkMirrorWithinTargetLifetime(s *State) *model.Failure {
 	})
 }
 
-func (sp *Spec) checkIndexSlots(s *State) *model.Failure {
-	for r := uint8(0); r < sp.Config.Ranks; r++ {
+func (sp *Spec) checkIndexSlots(s *State, rs rankRange) *model.Failure {
+	for r := rs.lo; r < rs.hi; r++ {
 		v := s.view(&sp.Config, r)
 		for p := Target; p < numPools; p++ {
 			if n := v.liveCaches(p); n > int(sp.Config.indexSlots(p)) {

@@ -14,9 +14,9 @@ import (
 const InvPageIndexRow = "page-index-row-bounded"
 
 // checkPageIndexRow checks every live cache against maxBlocksPerSeq.
-func (sp *Spec) checkPageIndexRow(s *State) *model.Failure {
+func (sp *Spec) checkPageIndexRow(s *State, rs rankRange) *model.Failure {
 	row := sp.Config.maxBlocksPerSeq()
-	return sp.eachCache(s, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
+	return sp.eachCache(s, rs, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
 		if blocks := int(sp.Config.blocksFor(c.Capacity)); blocks > row {
 			return &model.Failure{Message: fmt.Sprintf("rank %d %s pool request %d: capacity %d tokens needs %d pages, a page-index row holds %d",
 				v.r, p, id, c.Capacity, blocks, row)}

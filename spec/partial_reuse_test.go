@@ -46,7 +46,7 @@ func TestPartialReuseMatch(t *testing.T) {
 		if c.Shared != tc.shared || c.Committed != tc.reused {
 			t.Fatalf("partial=%v: created with shared %d committed %d, want %d %d", tc.on, c.Shared, c.Committed, tc.shared, tc.reused)
 		}
-		if f := sp.checkPoolConservation(s); f != nil {
+		if f := sp.checkPoolConservation(s, sp.allRanks()); f != nil {
 			t.Fatal(f.Message)
 		}
 		if !v.resumeCache(Target, 2) {
@@ -57,7 +57,7 @@ func TestPartialReuseMatch(t *testing.T) {
 			t.Fatalf("partial=%v: after resume free %d shared %d flags %d; want free %d shared 2",
 				tc.on, v.pool(Target).Free, c.Shared, c.Flags, tc.freeAfterUp)
 		}
-		if f := sp.checkPoolConservation(s); f != nil {
+		if f := sp.checkPoolConservation(s, sp.allRanks()); f != nil {
 			t.Fatal(f.Message)
 		}
 	}
@@ -122,7 +122,7 @@ func TestPartialTailPublishedAtClose(t *testing.T) {
 	if pool.Tree[0] != 3 || pool.TreeTail[0] != 0 {
 		t.Fatalf("after a full commit: tree %d tail %d; want 3 full blocks", pool.Tree[0], pool.TreeTail[0])
 	}
-	if f := sp.checkPoolConservation(s); f != nil {
+	if f := sp.checkPoolConservation(s, sp.allRanks()); f != nil {
 		t.Fatal(f.Message)
 	}
 }
@@ -214,7 +214,7 @@ func TestCloseKeepsTheWidestPartialTail(t *testing.T) {
 		if pool.Tree[0] != 3 || pool.TreeTail[0] != tc.tail || pool.Free != 5 {
 			t.Errorf("committed %d, closed: tree %d blocks, tail %d tokens, %d free; want 3, %d, 5", tc.committed, pool.Tree[0], pool.TreeTail[0], pool.Free, tc.tail)
 		}
-		if f := sp.checkPoolConservation(s); f != nil {
+		if f := sp.checkPoolConservation(s, sp.allRanks()); f != nil {
 			t.Fatal(f.Message)
 		}
 	}
@@ -264,7 +264,7 @@ func TestCloseKeepsAFullTreeBlock(t *testing.T) {
 	if pool.Tree[0] != 3 || pool.TreeTail[0] != 0 || pool.Free != free+1 {
 		t.Errorf("closed: tree %d blocks, tail %d, %d free; want 3, 0, %d", pool.Tree[0], pool.TreeTail[0], pool.Free, free+1)
 	}
-	if f := sp.checkPoolConservation(s); f != nil {
+	if f := sp.checkPoolConservation(s, sp.allRanks()); f != nil {
 		t.Fatal(f.Message)
 	}
 }

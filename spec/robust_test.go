@@ -108,7 +108,13 @@ func TestRandomConfigurationsNeverPanic(t *testing.T) {
 						t.Fatalf("%q does not parse back (%v) on configuration %d", a.String(), err, i)
 					}
 					s = sp.Next(&s, a)
-					for _, check := range []func(*State) *model.Failure{sp.checkPoolConservation, sp.checkHistoryWithinCapacity, sp.checkIndexSlots, sp.checkRanksAgree} {
+					all := sp.allRanks()
+					for _, check := range []func(*State) *model.Failure{
+						func(s *State) *model.Failure { return sp.checkPoolConservation(s, all) },
+						func(s *State) *model.Failure { return sp.checkHistoryWithinCapacity(s, all) },
+						func(s *State) *model.Failure { return sp.checkIndexSlots(s, all) },
+						sp.checkRanksAgree,
+					} {
 						if f := check(&s); f != nil {
 							t.Fatalf("configuration %d after %s: %s\n%sfixes %v", i, a, f.Message, FormatConfig(&cfg), fixes.Names())
 						}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/kvcheck/kvcheck/model"
 )
@@ -250,54 +251,75 @@ func (sp *Spec) forwardChoicesFor(r uint8, out []Action, b, peer *Batch) []Actio
 
 // Next applies action a to a copy of s.
 func (sp *Spec) Next(s *State, a Action) State {
-	next := *s
+	var next State
+	sp.NextInto(&next, s, a)
+	return next
+}
+
+var _ model.NextWriter[State, Action] = (*Spec)(nil)
+
+// NextInto sets *dst to Next(s, a) (model.NextWriter): the checker writes
+// each successor once, into its own buffer, instead of copying a returned
+// State (about 2 kB) twice more. dst holds a state of this spec (or the
+// zero State), whose ranks past Config.Ranks are zero like s's, so only
+// the configured ranks' bytes are copied.
+func (sp *Spec) NextInto(dst *State, s *State, a Action) {
+	n := sp.StateSize()
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(dst)), n), unsafe.Slice((*byte)(unsafe.Pointer(s)), n))
+	next := dst
 	switch a.Kind {
 	case ActArrive:
-		sp.arrive(&next)
+		sp.arrive(next)
 	case ActReceiveKV:
-		sp.receiveKV(&next, &a)
+		sp.receiveKV(next, &a)
 	case ActFetch:
-		sp.fetch(&next)
+		sp.fetch(next)
 	case ActCanQueue:
-		sp.canQueue(&next, &a)
+		sp.canQueue(next, &a)
 	case ActSchedule:
 		switch sp.Config.Loop {
 		case PipelineLoop:
-			sp.pipelineStart(&next)
+			sp.pipelineStart(next)
 		case OverlapLoop:
-			sp.scheduleOverlap(&next, a.Rank)
+			sp.scheduleOverlap(next, a.Rank)
 		default:
-			sp.schedule(&next, a.Rank)
+			sp.schedule(next, a.Rank)
 		}
 	case ActPrepareResources:
 		if sp.Config.Loop == OverlapLoop {
-			sp.prepareOverlap(&next, a.Rank)
+			sp.prepareOverlap(next, a.Rank)
 		} else {
-			sp.prepareResources(&next, a.Rank)
+			sp.prepareResources(next, a.Rank)
 		}
 	case ActForward:
 		switch sp.Config.Loop {
 		case PipelineLoop:
-			sp.pipelineFollow(&next, &a)
+			sp.pipelineFollow(next, &a)
 		case OverlapLoop:
-			sp.forwardOverlap(&next, &a)
+			sp.forwardOverlap(next, &a)
 		default:
-			sp.forward(&next, &a)
+			sp.forward(next, &a)
 		}
 	case ActUpdate:
-		sp.update(&next, a.Rank)
+		sp.update(next, a.Rank)
 	case ActUpdateResources:
-		sp.updateResourcesOverlap(&next, a.Rank)
+		sp.updateResourcesOverlap(next, a.Rank)
 	case ActHandle:
-		sp.pipelineHandle(&next, &a)
+		sp.pipelineHandle(next, &a)
 	}
 	if sp.Config.AttentionDP {
-		sp.canonicalizeDummyIncarnations(&next)
+		if r, collective := sp.Locality(a); collective {
+			sp.canonicalizeDummyIncarnations(next)
+		} else {
+			// A rank-local step changes only its rank; the others are s's,
+			// canonical as in every state Next returns
+			// (TestReachableDummyIncarnationsCanonical).
+			canonicalizeRankDummyIncarnations(&next.Ranks[r])
+		}
 	}
 	if sp.Cover != nil {
-		sp.Cover.transition(s, &a, &next)
+		sp.Cover.transition(s, &a, next)
 	}
-	return next
 }
 
 // Fingerprint hashes the state bytes of the configured ranks.

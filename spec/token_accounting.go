@@ -40,22 +40,20 @@ func (v rankView) produceTokens(b *Batch) {
 
 // tokenInvariant is the token-accounting invariant.
 func (sp *Spec) tokenInvariant() model.Invariant[State] {
-	return model.Invariant[State]{
-		Name:  InvTokenAccounting,
-		Doc:   "once its iteration ended, a request holds its prompt plus the tokens its forwards produced, each forward's sample applied once (TorchSampler.update_requests via _update_requests; LlmRequest::pause keeps them as the new prompt)",
-		Check: sp.checkTokenAccounting,
-	}
+	return sp.byRank(InvTokenAccounting,
+		"once its iteration ended, a request holds its prompt plus the tokens its forwards produced, each forward's sample applied once (TorchSampler.update_requests via _update_requests; LlmRequest::pause keeps them as the new prompt)",
+		sp.checkTokenAccounting)
 }
 
 // checkTokenAccounting compares, for every request whose iteration ended
 // on its rank, max_beam_num_tokens with the template's prompt plus the
 // ghost count (0 tokens while no forward has finished its prompt): equal
 // for a live request, not more for a finished one.
-func (sp *Spec) checkTokenAccounting(s *State) *model.Failure {
+func (sp *Spec) checkTokenAccounting(s *State, rs rankRange) *model.Failure {
 	if s.Crash.Happened {
 		return nil // the engine is down mid-iteration; no-crash-on-refusal reports it
 	}
-	for r := uint8(0); r < sp.Config.Ranks; r++ {
+	for r := rs.lo; r < rs.hi; r++ {
 		pending := sp.pendingIDs(s, r)
 		for id := 1; id <= len(sp.Config.Requests); id++ {
 			req := &s.Ranks[r].Requests[id]

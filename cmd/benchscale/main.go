@@ -4,12 +4,7 @@
 // configuration the states, wall and CPU time, states per CPU second (the
 // machine may be shared: CPU time is the fair clock) and the whole
 // process's peak resident bytes per stored state. Each configuration runs
-// in a child process of its own, so that its peak memory is its own. The
-// last line is
-//
-//	peak bytes per state: N
-//
-// for the largest configuration that completed within the time limit.
+// in a child process of its own, so that its peak memory is its own.
 //
 // -symmetry off,on checks each configuration without and with symmetry
 // reduction (model.Options.Symmetry) and -layout symmetric routes the
@@ -20,6 +15,21 @@
 // partial-order reduction (model.Options.PartialOrder); FACTOR is the
 // states of the size's first row (both off, when it completed) over the
 // row's.
+//
+// Then, each when asked for (make bench-scale asks for all):
+//
+//   - -deployment FILE checks a configuration file as it is (no scaling)
+//     under its first fix, with -deployment-reductions (deployment.go);
+//   - -workers-rounds N checks -workers-size (3x5) without reductions with
+//     one worker and with two, alternately, N times each (workers.go);
+//   - -sweep SCENARIO runs the scenario's default sweep (sweep.go);
+//
+// and the last lines put the measured figures next to issue 24's targets
+// (targets.go), ending with
+//
+//	peak bytes per state: N
+//
+// for the largest scaled configuration that completed within the limit.
 package main
 
 import (
@@ -41,6 +51,7 @@ import (
 
 // result is what a child process reports for one configuration.
 type result struct {
+	Name            string // the deployment's scenario name, "" for a scaled size
 	Ranks, Requests int
 	Symmetric       bool // the search stored one state per orbit
 	PartialOrder    bool // the search used the partial-order reduction
@@ -54,6 +65,17 @@ type result struct {
 	Collision       float64
 }
 
+// row is a child's result with what its process used.
+type row struct {
+	result
+	label, sym, por string
+	cpu             float64 // user + system seconds
+	rss             int64   // peak resident bytes
+}
+
+func (r row) perCPU() float64   { return float64(r.States) / r.cpu }
+func (r row) perState() float64 { return float64(r.rss) / float64(r.States) }
+
 func main() {
 	scenario := flag.String("scenario", "adp-dummy-leak", "built-in scenario to scale")
 	fix := flag.String("fix", "", "fix to apply (default: the scenario's first fix set)")
@@ -63,19 +85,31 @@ func main() {
 	layout := flag.String("layout", "modulo", "request layout: modulo (request i on rank i mod ranks, template i mod templates) or symmetric (every rank the same templates)")
 	symmetry := flag.String("symmetry", "off", "symmetry reduction for each configuration: off, on, or off,on for both")
 	por := flag.String("por", "off", "partial-order reduction for each configuration: off, on, or off,on for both")
-	child := flag.String("child", "", "internal: check one RANKSxREQUESTS configuration and print its result as JSON")
+	deployment := flag.String("deployment", "", "also check this configuration file as it is, under its first fix")
+	deploymentReductions := flag.String("deployment-reductions", "on", "symmetry and partial-order reduction for the deployment: off, on, or off,on")
+	workersRounds := flag.Int("workers-rounds", 0, "also check -workers-size without reductions with 1 and 2 workers, alternately, this many times each")
+	workersSize := flag.String("workers-size", "3x5", "the size -workers-rounds checks")
+	sweepScenario := flag.String("sweep", "", "also run this scenario's default sweep and report its CPU time per configuration")
+	child := flag.String("child", "", "internal: check one RANKSxREQUESTS configuration (or, with -child-file, the file) and print its result as JSON")
+	childFile := flag.String("child-file", "", "internal: the configuration file a child checks")
+	childSweep := flag.String("child-sweep", "", "internal: run this scenario's default sweep and print its counts as JSON")
 	flag.Parse()
 	if *layout != "modulo" && *layout != "symmetric" {
 		fail(fmt.Errorf("-layout %q: want modulo or symmetric", *layout))
 	}
 	modes, porModes := onOff("-symmetry", *symmetry), onOff("-por", *por)
-	if *child != "" {
+	switch {
+	case *childSweep != "":
+		r, err := sweepOne(*childSweep)
+		childOut(r, err)
+		return
+	case *childFile != "":
+		r, err := checkFile(*childFile, modes[0], porModes[0], *workers)
+		childOut(r, err)
+		return
+	case *child != "":
 		r, err := checkOne(*scenario, *fix, *child, *layout, modes[0], porModes[0], *workers)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench-scale:", err)
-			os.Exit(2)
-		}
-		json.NewEncoder(os.Stdout).Encode(r)
+		childOut(r, err)
 		return
 	}
 	exe, err := os.Executable()
@@ -83,19 +117,46 @@ func main() {
 		fail(err)
 	}
 	fmt.Printf("%s scaled by ranks x requests (%s layout), %d worker(s), limit %s per configuration\n", *scenario, *layout, *workers, *limit)
-	fmt.Printf("%-8s %-4s %-4s %12s %14s %6s %9s %9s %12s %12s %12s %7s  %s\n", "SIZE", "SYM", "POR", "STATES", "TRANSITIONS", "DEPTH", "WALL S", "CPU S", "STATES/CPU-S", "PEAK RSS MB", "BYTES/STATE", "FACTOR", "VERDICT")
+	printHeader()
+	var rows []row
 	var peak float64
 	for _, size := range strings.Split(*sizes, ",") {
 		first := 0 // states of the size's first row, both reductions off, for FACTOR
 		for _, sym := range modes {
 			for _, po := range porModes {
-				if pb, ok := runChild(exe, *scenario, *fix, *layout, size, sym, po, *workers, *limit, &first); ok {
-					peak = pb
+				args := []string{"-scenario", *scenario, "-fix", *fix, "-layout", *layout, "-child", size}
+				if r, ok := runChild(exe, args, size, sym, po, *workers, *limit, &first); ok {
+					rows = append(rows, r)
+					if r.Complete || r.Verdict != "ok" {
+						peak = r.perState()
+					}
 				}
 			}
 		}
 	}
+	var dep []row
+	if *deployment != "" {
+		dep = deploymentRows(exe, *deployment, onOff("-deployment-reductions", *deploymentReductions), *workers, *limit)
+	}
+	var ws *workersResult
+	if *workersRounds > 0 {
+		ws = compareWorkers(exe, *scenario, *fix, *layout, *workersSize, *workersRounds, *limit)
+	}
+	var sw *sweepResult
+	if *sweepScenario != "" {
+		sw = runSweep(exe, *sweepScenario, *limit)
+	}
+	printTargets(rows, dep, ws, sw)
 	fmt.Printf("peak bytes per state: %.0f\n", peak)
+}
+
+// childOut prints a child's result as JSON, or its error.
+func childOut(r any, err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench-scale:", err)
+		os.Exit(2)
+	}
+	json.NewEncoder(os.Stdout).Encode(r)
 }
 
 // onOff parses an off / on / off,on flag value.
@@ -122,14 +183,56 @@ func word(on bool) string {
 	return "off"
 }
 
-// runChild checks one configuration in a child process and prints its row;
-// it returns the peak bytes per state and whether the row counts for the
-// last line (a complete search, or one that found a violation).
-func runChild(exe, scenario, fix, layout, size string, sym, po bool, workers int, limit time.Duration, first *int) (float64, bool) {
+// printHeader prints the table's column names.
+func printHeader() {
+	fmt.Printf("%-20s %-4s %-4s %12s %14s %6s %9s %9s %12s %12s %12s %7s  %s\n", "SIZE", "SYM", "POR", "STATES", "TRANSITIONS", "DEPTH", "WALL S", "CPU S", "STATES/CPU-S", "PEAK RSS MB", "BYTES/STATE", "FACTOR", "VERDICT")
+}
+
+// runChild checks one configuration in a child process (args say which,
+// label names it in the table) and prints its row; it reports false when
+// the child did not complete.
+func runChild(exe string, args []string, label string, sym, po bool, workers int, limit time.Duration, first *int) (row, bool) {
 	mode, poMode := word(sym), word(po)
-	cmd := exec.Command(exe, "-scenario", scenario, "-fix", fix, "-layout", layout, "-symmetry", mode, "-por", poMode, "-workers", strconv.Itoa(workers), "-child", size)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
+	args = append(args, "-symmetry", mode, "-por", poMode, "-workers", strconv.Itoa(workers))
+	var r result
+	u, err := child(exe, args, limit, &r)
+	cpu, rss := u.cpu, u.rss
+	if err != nil {
+		fmt.Printf("%-20s %-4s %-4s did not complete within %s (%v)\n", label, mode, poMode, limit, err)
+		return row{}, false
+	}
+	if sym && !r.Symmetric {
+		mode = "none" // the configuration has no symmetry
+	}
+	if po && !r.PartialOrder {
+		poMode = "none" // the spec offers no reduction for it
+	}
+	out := row{result: r, label: label, sym: mode, por: poMode, cpu: cpu, rss: rss}
+	factor := "-"
+	switch {
+	case first == nil:
+	case !sym && !po && r.Complete:
+		*first = r.States
+	case *first > 0 && r.Complete:
+		factor = fmt.Sprintf("%.2f", float64(*first)/float64(r.States))
+	}
+	fmt.Printf("%-20s %-4s %-4s %12d %14d %6d %9.1f %9.1f %12.0f %12.1f %12.1f %7s  %s\n", label, mode, poMode, r.States, r.Transitions, r.Depth, r.Seconds,
+		cpu, out.perCPU(), float64(rss)/1e6, out.perState(), factor, r.Verdict)
+	return out, true
+}
+
+// usage is what a child process used.
+type usage struct {
+	cpu, sys float64 // CPU seconds, user and system, and system alone
+	rss      int64   // peak resident bytes
+}
+
+// child runs this program with args, within limit, decodes its JSON result
+// into out, and returns what the process used.
+func child(exe string, args []string, limit time.Duration, out any) (usage, error) {
+	cmd := exec.Command(exe, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		fail(err)
 	}
@@ -137,33 +240,14 @@ func runChild(exe, scenario, fix, layout, size string, sym, po bool, workers int
 	err := cmd.Wait()
 	timer.Stop()
 	if err != nil {
-		fmt.Printf("%-8s %-4s %-4s did not complete within %s (%v) %s\n", size, mode, poMode, limit, err, strings.TrimSpace(errOut.String()))
-		return 0, false
+		return usage{}, fmt.Errorf("%v %s", err, strings.TrimSpace(stderr.String()))
 	}
-	var r result
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		fail(fmt.Errorf("%s: %v: %s", size, err, out.String()))
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		fail(fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, stdout.String()))
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	rss := ru.Maxrss * 1024
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-	perState := float64(rss) / float64(r.States)
-	if sym && !r.Symmetric {
-		mode = "none" // the configuration has no symmetry
-	}
-	if po && !r.PartialOrder {
-		poMode = "none" // the spec offers no reduction for it
-	}
-	factor := "-"
-	switch {
-	case !sym && !po && r.Complete:
-		*first = r.States
-	case *first > 0 && r.Complete:
-		factor = fmt.Sprintf("%.2f", float64(*first)/float64(r.States))
-	}
-	fmt.Printf("%-8s %-4s %-4s %12d %14d %6d %9.1f %9.1f %12.0f %12.1f %12.1f %7s  %s\n", size, mode, poMode, r.States, r.Transitions, r.Depth, r.Seconds,
-		cpu, float64(r.States)/cpu, float64(rss)/1e6, perState, factor, r.Verdict)
-	return perState, r.Complete || r.Verdict != "ok"
+	sys := time.Duration(ru.Stime.Nano()).Seconds()
+	return usage{cpu: time.Duration(ru.Utime.Nano()).Seconds() + sys, sys: sys, rss: ru.Maxrss * 1024}, nil
 }
 
 // checkOne checks one scaled configuration.
@@ -189,17 +273,24 @@ func checkOne(name, fix, size, layout string, symmetry, por bool, workers int) (
 	if err != nil {
 		return result{}, fmt.Errorf("%s: %v", size, err)
 	}
+	r := check(sp, sc.Depth, symmetry, por, workers)
+	r.Ranks, r.Requests = ranks, requests
+	return r, nil
+}
+
+// check runs one search of sp and summarises it.
+func check(sp *spec.Spec, depth int, symmetry, por bool, workers int) result {
 	start := time.Now()
-	res := model.Check[spec.State, spec.Action](sp, model.Options{Workers: workers, MaxDepth: sc.Depth, MaxMemory: model.MachineMemory() / 4 * 3, Symmetry: symmetry,
+	res := model.Check[spec.State, spec.Action](sp, model.Options{Workers: workers, MaxDepth: depth, MaxMemory: model.MachineMemory() / 4 * 3, Symmetry: symmetry,
 		PartialOrder: por})
-	r := result{Ranks: ranks, Requests: requests, Symmetric: res.Symmetric, PartialOrder: res.PartialOrder, States: res.States, Transitions: res.Transitions, Depth: res.Depth,
-		Complete: res.Complete, Verdict: "ok", Seconds: time.Since(start).Seconds(), Collision: res.CollisionProbability}
+	r := result{Ranks: int(sp.Config.Ranks), Requests: len(sp.Config.Requests), Symmetric: res.Symmetric, PartialOrder: res.PartialOrder, States: res.States,
+		Transitions: res.Transitions, Depth: res.Depth, Complete: res.Complete, Verdict: "ok", Seconds: time.Since(start).Seconds(), Collision: res.CollisionProbability}
 	if len(res.Violations) > 0 {
 		r.Verdict = res.Violations[0].Invariant
 	} else if !res.Complete {
 		r.Verdict = "incomplete"
 	}
-	return r, nil
+	return r
 }
 
 // Scaled returns cfg with the given number of ranks and requests: request

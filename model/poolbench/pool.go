@@ -83,6 +83,9 @@ type Pool struct {
 	cfg        Config
 	invariants []model.Invariant[State]
 	goals      []model.Goal[State]
+	// slots is the configured request slots; ownerBytes and slotBytes the
+	// packed bytes of the owners and of the statuses (encode.go).
+	slots, ownerBytes, slotBytes int
 }
 
 var _ model.Spec[State, Action] = (*Pool)(nil)
@@ -101,7 +104,8 @@ func New(cfg Config) (*Pool, error) {
 	if cfg.MaxH < 1 || cfg.MaxH > 255 {
 		return nil, errors.New("poolbench: MaxH must be in 1..255")
 	}
-	p := &Pool{cfg: cfg}
+	slots := Ranks * cfg.Requests
+	p := &Pool{cfg: cfg, slots: slots, ownerBytes: (cfg.Blocks + 1) / 2, slotBytes: (slots + 1) / 2}
 	p.invariants = []model.Invariant[State]{
 		{Name: "conservation", Doc: "I1: free blocks plus held blocks equal the pool size", Check: p.checkConservation},
 		{Name: "owner-table", Doc: "I2: each request owns as many blocks in the table as it holds", Check: p.checkOwnerTable},
@@ -162,14 +166,24 @@ func (p *Pool) growable(st uint8) bool {
 
 // Next returns the state after a.
 func (p *Pool) Next(s *State, a Action) State {
-	n := *s
+	var n State
+	p.NextInto(&n, s, a)
+	return n
+}
+
+var _ model.NextWriter[State, Action] = (*Pool)(nil)
+
+// NextInto sets *dst to Next(s, a), in place (model.NextWriter).
+func (p *Pool) NextInto(dst *State, s *State, a Action) {
+	*dst = *s
+	n := dst
 	q := a.Request
 	switch a.Kind {
 	case Allocate:
-		p.take(&n, q, a.Blocks)
+		p.take(n, q, a.Blocks)
 		n.Status[q] = Active
 	case Grow:
-		p.take(&n, q, 1)
+		p.take(n, q, 1)
 	case Shrink:
 		for i := p.cfg.Blocks - 1; i >= 0; i-- {
 			if n.Owner[i] == q+1 {
@@ -208,7 +222,6 @@ func (p *Pool) Next(s *State, a Action) State {
 		n.Held[x] = 0
 		n.Status[x] = Idle
 	}
-	return n
 }
 
 // take gives k free blocks to slot q, first-fit (the caller checked Free).

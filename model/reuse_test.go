@@ -1,0 +1,85 @@
+package model_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/kvcheck/kvcheck/model"
+	"github.com/kvcheck/kvcheck/spec"
+)
+
+// TestTablesCarryNothing: a search that takes the tables, workers and
+// caches a finished search left (model's reuse of tables across searches)
+// gives the result a search from new ones gives, whatever ran before it:
+// specs of 1 to 4 ranks (parts of one size, states of different sizes),
+// with and without liveness, the partial-order reduction, symmetry and a
+// second worker, failing and passing.
+func TestTablesCarryNothing(t *testing.T) {
+	type run struct {
+		name string
+		sp   model.Spec[spec.State, spec.Action]
+		opts model.Options
+	}
+	var runs []run
+	for _, c := range []struct {
+		scenario    string
+		fix         int // variant
+		ranks, reqs int
+	}{
+		{"adp-dummy-leak", 1, 2, 3},
+		{"adp-dummy-leak", 0, 4, 2},
+		{"adp-dummy-leak", 1, 3, 3},
+		{"draft-admission", 0, 1, 2},
+		{"adp-veto-growth", 0, 2, 2},
+	} {
+		sc, err := spec.LookupScenario(c.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := sc.Config
+		cfg.Ranks = uint8(c.ranks)
+		base := cfg.Requests
+		cfg.Requests = nil
+		for i := range c.reqs {
+			r := base[i%len(base)]
+			r.Rank = uint8(i % c.ranks)
+			cfg.Requests = append(cfg.Requests, r)
+		}
+		sp, err := spec.New(cfg, sc.Variants()[c.fix])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp.Scenario = sc
+		for _, opts := range []model.Options{
+			{MaxDepth: sc.Depth},
+			{MaxDepth: sc.Depth, Liveness: true, KeepGoing: true},
+			{MaxDepth: sc.Depth, PartialOrder: true, Workers: 2},
+			{MaxDepth: sc.Depth, Symmetry: true, Liveness: true},
+		} {
+			runs = append(runs, run{fmt.Sprintf("%s %dx%d liveness %v por %v symmetry %v workers %d", c.scenario, c.ranks, c.reqs, opts.Liveness, opts.PartialOrder, opts.Symmetry, opts.Workers), sp, opts})
+		}
+	}
+	key := func(r model.Result[spec.Action]) model.Result[spec.Action] {
+		r.Elapsed, r.Usage = 0, model.Usage{}
+		return r
+	}
+	fresh := make([]model.Result[spec.Action], len(runs))
+	for i, r := range runs {
+		model.ForgetTables()
+		fresh[i] = key(model.Check(r.sp, r.opts))
+	}
+	// Every run after every other, twice over, in two orders.
+	for pass := range 2 {
+		for k := range runs {
+			i := k
+			if pass == 1 {
+				i = (k * 7) % len(runs)
+			}
+			if got := key(model.Check(runs[i].sp, runs[i].opts)); !reflect.DeepEqual(got, fresh[i]) {
+				t.Fatalf("%s after other searches: %d states, %d violations; from new tables %d states, %d violations",
+					runs[i].name, got.States, len(got.Violations), fresh[i].States, len(fresh[i].Violations))
+			}
+		}
+	}
+}
