@@ -41,7 +41,7 @@ var defaultRanges = map[string][]string{
 	"host-tier-eviction":      {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
 	"paired-draft-reuse":      {"draft_blocks=5..8", "draft_index_slots=1..3", "max_batch_size=1..3"},
 	"overlap-two-ranks":       {"target_blocks=5..7", "draft_blocks=3..5", "max_batch_size=1..2"},
-	"adp-veto-generation":     {"target_blocks=3..6", "max_num_active_requests=2..3"},
+	"adp-veto-generation":     {"target_blocks=3..6", "max_num_active_requests=1..2"},
 	"unchunked-prefill":       {"target_blocks=8..18", "max_batch_size=1..3", "max_num_tokens=10..12"},
 	"preempt-for-pages":       {"target_blocks=9..12", "max_batch_size=1..2"},
 	"disagg-gen-retry":        {"target_blocks=12..16", "max_num_active_requests=2..4"},
