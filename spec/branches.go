@@ -159,7 +159,6 @@ var coverageExceptions = map[string]string{
 	"branch recompute-pause-evicted-fallback":  "unreachable in the modeled scheduler: with can_evict the scan already takes every evicted request that is a candidate, and an evicted request at or past the recompute frontier would have been taken before the victim that set the frontier (evictable requests are started, so candidates); the fallback can only fire for candidates the spec does not model (multimodal generation requests)",
 	"branch context-chunk-rounds-to-zero":      "the scenarios' max_num_tokens leaves either nothing or a whole chunk unit",
 	"branch defer-drops-mirror":                "not yet reached: needs a deferred context request whose history passed its pre-resize capacity",
-	"branch paired-reuse-claim-capped":         "the paired scenario's two pools publish and drop the same prefix blocks, so their matches never differ",
 	"branch pending-context-certainly-blocked": "not yet reached by a built-in scenario or sweep: a random pipeline configuration at 00746ef reaches it under joint-admission, past a cursor-history-agree violation (docs/soundness.md)",
 	"branch pp-stage-local-chunk-differs":      "pp-stage-divergence's real code fails before a stage's chunk size differs; the default sweeps of pp-history-capacity and pp-stage-divergence reach it (kvcheck sweep --cover)",
 	"branch revert-context-drop":               "not yet reached: needs a context revert after the history passed the pre-resize capacity",
