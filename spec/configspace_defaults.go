@@ -48,6 +48,7 @@ var defaultRanges = map[string][]string{
 	"generation-token-budget": {"max_num_tokens=4..8", "max_batch_size=1..2"},
 	"host-recompute-fallback": {"target_blocks=8..10", "max_batch_size=2..4"},
 	"pp-eviction-ladder":      {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
+	"overlap-eviction-ladder": {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
 	"prefix-aware-skip":       {"target_blocks=6..8", "max_num_tokens=8..16", "shared_pages=0..2"},
 	// PR #17379: the scenario's requests (they send their KV, which the
 	// request mix cannot draw yet), the pool, the pad cap and the batch

@@ -32,7 +32,7 @@ var scenarioOrder = []string{
 	// the others leave alone (docs/soundness.md).
 	"eviction-ladder", "host-tier-eviction", "paired-draft-reuse", "overlap-two-ranks", "adp-veto-generation",
 	"unchunked-prefill", "preempt-for-pages", "disagg-gen-retry", "generation-token-budget", "host-recompute-fallback",
-	"pp-eviction-ladder", "prefix-aware-skip",
+	"pp-eviction-ladder", "overlap-eviction-ladder", "prefix-aware-skip",
 }
 
 // scenarioFiles reads the scenario files in scenarioOrder. A file that
