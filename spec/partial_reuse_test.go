@@ -141,7 +141,7 @@ func TestPartialReuseScenarioCounts(t *testing.T) {
 	}{
 		{"draft-admission", nil, 41, 41, 43, 43, InvNoCrash, "Draft KV cache context resize failed"},
 		{"draft-admission", []Fix{FixJointAdmission}, 572, 714, 783, 939, "", ""},
-		{"draft-admission-resume", []Fix{FixJointAdmission}, 572, 714, 783, 939, "", ""},
+		{"draft-admission-resume", []Fix{FixJointAdmission}, 719, 801, 875, 983, "", ""},
 		{"draft-view-lag", nil, 55, 55, 57, 57, InvNoCrash, "History length cannot exceed capacity"},
 	} {
 		for _, on := range []bool{false, true} {

@@ -135,7 +135,7 @@ func TestSymmetryPinnedCounts(t *testing.T) {
 		fixes           Fixes
 		plain, symmetry int
 	}{
-		{"adp-veto-generation", 0, 46080, 11301},
+		{"adp-veto-generation", 0, 31852, 8154},
 		{"adp-empty-batch-veto", FixSetOf(FixBlockingSendPoll), 12032, 8951},
 	} {
 		sc, err := LookupScenario(c.scenario)
