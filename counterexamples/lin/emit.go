@@ -319,8 +319,12 @@ func cacheOps(sp *spec.Spec, after *spec.State, r int, id uint8, c0, c1 spec.Cac
 	}
 	resize := c1.Capacity != cur.Capacity || c1.History != cur.History
 	commit := c1.Committed != cur.Committed || c1.StopCommitting() && !curStop
+	// A cache whose host-tier pages came back to GPU in this step was
+	// resumed, though perhaps suspended again (an admission that was
+	// reverted).
+	onboarded := c1.Offloaded < cur.Offloaded
 	status := cur.Status
-	if (c1.Status == spec.Active || resize || commit || resumed) && status != spec.Active {
+	if (c1.Status == spec.Active || resize || commit || resumed || onboarded) && status != spec.Active {
 		ops = append(ops, spec.CacheOp{Kind: spec.CacheResume, ID: id})
 		status = spec.Active
 	}
