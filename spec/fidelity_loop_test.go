@@ -258,34 +258,47 @@ func TestForwardOverActiveCaches(t *testing.T) {
 
 // TestInFlightCachesActive follows the invariant in-flight-caches-active:
 // under pipeline parallelism a stage that forwarded a micro-batch and has
-// not handled it must keep its requests' target caches ACTIVE (a non-last
-// context chunk is not in inflight_request_ids, so the stage's own
-// scheduler may suspend it). Stage 1 forwards request 1's first chunk;
-// suspending it there before the batch is handled breaks the invariant,
-// after it is handled it does not.
+// not handled it must not free its requests' target caches, nor suspend
+// them where a host tier can take their pages (a non-last context chunk
+// is not in inflight_request_ids, so the stage's own scheduler may pick
+// it). Stage 1 forwards request 1's first chunk; suspending it there
+// before the batch is handled breaks the invariant with a host tier, not
+// without one; freeing it breaks it either way; after the batch is
+// handled nothing does.
 func TestInFlightCachesActive(t *testing.T) {
-	sp, s0 := fidelitySpec(t, `tokens_per_block=4 max_batch_size=3 max_num_tokens=4 enable_chunked_prefill=true chunk_unit_size=4
+	for _, host := range []bool{false, true} {
+		text := `tokens_per_block=4 max_batch_size=3 max_num_tokens=4 enable_chunked_prefill=true chunk_unit_size=4
 target_blocks=8 target_index_slots=3 max_util_for_resume=100 ranks=2 loop=pipeline version=00746ef
-request prompt=12 new=2`, 0)
-	s := *s0
-	for _, a := range []Action{{Kind: ActArrive, ID: 1}, {Kind: ActSchedule, Rank: 0}, {Kind: ActForward, Rank: 1}} {
-		s = sp.Next(&s, a)
-	}
-	if s.Crash.Happened || s.PipelineLen != 1 || s.Pipeline[0].Forwarded != 3 || s.Pipeline[0].Handled != 0 {
-		t.Fatalf("setup: pipeline %d iterations, forwarded %b handled %b (crash %v); want stage 0 and 1 forwarded, none handled",
-			s.PipelineLen, s.Pipeline[0].Forwarded, s.Pipeline[0].Handled, s.Crash.Happened)
-	}
-	if f := sp.checkInFlightCachesActive(&s); f != nil {
-		t.Fatalf("before any suspend: %s", f.Message)
-	}
-	v := sp.view(&s, 1)
-	v.suspendCache(Target, 1)
-	if f := sp.checkInFlightCachesActive(&s); f == nil {
-		t.Fatal("stage 1 suspended request 1 while its forwarded chunk is in flight, and in-flight-caches-active passed")
-	}
-	s.Pipeline[0].Handled |= 1 << 1
-	if f := sp.checkInFlightCachesActive(&s); f != nil {
-		t.Fatalf("after stage 1 handled the batch: %s", f.Message)
+request prompt=12 new=2`
+		if host {
+			text += "\nhost_tier=true"
+		}
+		sp, s0 := fidelitySpec(t, text, 0)
+		s := *s0
+		for _, a := range []Action{{Kind: ActArrive, ID: 1}, {Kind: ActSchedule, Rank: 0}, {Kind: ActForward, Rank: 1}} {
+			s = sp.Next(&s, a)
+		}
+		if s.Crash.Happened || s.PipelineLen != 1 || s.Pipeline[0].Forwarded != 3 || s.Pipeline[0].Handled != 0 {
+			t.Fatalf("setup: pipeline %d iterations, forwarded %b handled %b (crash %v); want stage 0 and 1 forwarded, none handled",
+				s.PipelineLen, s.Pipeline[0].Forwarded, s.Pipeline[0].Handled, s.Crash.Happened)
+		}
+		if f := sp.checkInFlightCachesActive(&s); f != nil {
+			t.Fatalf("host tier %v, before any suspend: %s", host, f.Message)
+		}
+		suspended := s
+		sp.view(&suspended, 1).suspendCache(Target, 1)
+		if f := sp.checkInFlightCachesActive(&suspended); (f != nil) != host {
+			t.Fatalf("host tier %v: stage 1 suspended request 1 while its forwarded chunk is in flight: failure %v, want one only with a host tier", host, f)
+		}
+		freed := s
+		sp.view(&freed, 1).closeCache(Target, 1)
+		if f := sp.checkInFlightCachesActive(&freed); f == nil {
+			t.Fatalf("host tier %v: stage 1 freed request 1 while its forwarded chunk is in flight, and in-flight-caches-active passed", host)
+		}
+		freed.Pipeline[0].Handled |= 1 << 1
+		if f := sp.checkInFlightCachesActive(&freed); f != nil {
+			t.Fatalf("host tier %v, after stage 1 handled the batch: %s", host, f.Message)
+		}
 	}
 }
 

@@ -55,7 +55,7 @@ func (sp *Spec) Invariants() []model.Invariant[State] {
 		},
 		{
 			Name:  InvInFlightCachesActive,
-			Doc:   "under pipeline parallelism no stage suspends or frees a request while a micro-batch it forwarded with the request has not been handled (non-last context chunks are not in inflight_request_ids, so the stage's own scheduler may pick them: with a host tier their pages could move while the forward writes them)",
+			Doc:   "under pipeline parallelism no stage frees a request, or suspends it with a host tier below GPU, while a micro-batch it forwarded with the request has not been handled: non-last context chunks are not in inflight_request_ids, so the stage's own scheduler may pick them, and their pages could then be reused or move to host while the forward writes them (INFER: the forward's writes are asynchronous; a suspend without a lower tier keeps the pages held, so it is not flagged)",
 			Check: sp.checkInFlightCachesActive,
 		},
 		{
@@ -300,7 +300,8 @@ func (sp *Spec) checkForwardOverActive(s *State) *model.Failure {
 
 // checkInFlightCachesActive looks, on every stage, at the executed
 // micro-batches the stage has forwarded and not yet handled: each of
-// their real requests must still hold an ACTIVE target cache there.
+// their real requests must still hold its target cache there, ACTIVE, or
+// suspended where no tier below GPU can take its pages.
 func (sp *Spec) checkInFlightCachesActive(s *State) *model.Failure {
 	if sp.Config.Loop != PipelineLoop || s.Crash.Happened {
 		return nil
@@ -323,7 +324,10 @@ func (sp *Spec) checkInFlightCachesActive(s *State) *model.Failure {
 				if e.ID == dummyID {
 					continue
 				}
-				if st := v.cache(Target, e.ID).Status; st != Active {
+				// Suspended without a tier below GPU, the pages stay held
+				// where the forward writes them; freed, or suspended with a
+				// host tier that may take them, they can move under it.
+				if st := v.cache(Target, e.ID).Status; st == Absent || st == Suspended && sp.Config.HostTier {
 					what := "context chunk"
 					if e.Kind == GenerationStep {
 						what = "generation step"
