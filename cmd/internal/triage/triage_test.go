@@ -143,7 +143,7 @@ func TestRobustByConstruction(t *testing.T) {
 func TestSeed000FromAnotherScenario(t *testing.T) {
 	text := `tokens_per_block=4 max_draft_len=1 kv_reserve_draft_tokens=1 max_batch_size=2 max_num_tokens=8 enable_chunked_prefill=true
 chunk_unit_size=4 target_blocks=6 draft_blocks=4 target_index_slots=4 draft_index_slots=4 max_util_for_resume=100
-enable_recompute_pause=true draft_pool=unpaired version=00746ef ranks=2 loop=overlap enable_attention_dp=true
+enable_recompute_pause=false draft_pool=unpaired version=00746ef ranks=2 loop=overlap enable_attention_dp=true
 max_num_active_requests=2 kv_cache_transceiver=true enable_adp_dummy_fixes=true
 request prompt=8 new=2
 request prompt=8 new=2`
@@ -254,7 +254,7 @@ func TestScaleTokens(t *testing.T) {
 func TestEveryCountIsUnitTagged(t *testing.T) {
 	counts := map[string]bool{
 		"MaxBatchSize": true, "TargetIndexSlots": true, "DraftIndexSlots": true, "ResumeGatePercent": true, "Ranks": true,
-		"StageADPRanks": true, "MaxNumActiveRequests": true, "CudaGraphPaddingDummies": true, "Family": true, "Rank": true,
+		"StageADPRanks": true, "MaxNumActiveRequests": true, "CudaGraphPaddingDummies": true, "Family": true, "Rank": true, "DeadlockStallPasses": true,
 	}
 	for _, typ := range []reflect.Type{reflect.TypeOf(spec.Config{}), reflect.TypeOf(spec.RequestTemplate{})} {
 		for i := 0; i < typ.NumField(); i++ {
