@@ -221,7 +221,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		opts.gate.judge(v, &r)
-		opts.triage.check(v, &r, stderr)
+		// A pressure sweep's finding is at the configuration it broke
+		// (variants[i].scenario), not at the file's own sizes.
+		opts.triage.check(variants[i], &r, stderr)
 		if opts.json {
 			line, _ := json.Marshal(r)
 			fmt.Fprintln(stdout, string(line))

@@ -124,3 +124,23 @@ func TestPressureShardsMerge(t *testing.T) {
 		t.Errorf("--shard on a built-in scenario: exit %d %s", code, errOut)
 	}
 }
+
+// TestPressureFindingTriagedWhereItBroke: a deployment file's violation is
+// triaged at the pressure-sweep configuration whose trace it reports, not
+// at the file's own sizes (where that trace does not crash and the
+// finding would read as new). Seed 000's deployment breaks first at
+// configuration #1 (5-page pools), with seed 000's raise.
+func TestPressureFindingTriagedWhereItBroke(t *testing.T) {
+	code, out, errOut := runKvcheck("check", "--config", "../../docs/examples/seed000-deployment.yaml", "--fix", "none", "--cache", t.TempDir(), "--json")
+	var r checkReport
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &r); err != nil || code != 0 || r.Triage == nil {
+		t.Fatalf("exit %d %v\n%s%s", code, err, out, errOut)
+	}
+	if r.Triage.Signature.Function != "_prepare_draft_resources" || !r.Triage.Known ||
+		len(r.Triage.SameAs) == 0 || !strings.HasPrefix(r.Triage.SameAs[0], "same as seed 000 (draft-admission)") {
+		t.Errorf("triage signature %+v, same as %q: want seed 000's raise", r.Triage.Signature, r.Triage.SameAs)
+	}
+	if !strings.Contains(r.Triage.CapacityNote, "all 5 pages") {
+		t.Errorf("capacity note %q: configuration #1 has 5-page pools", r.Triage.CapacityNote)
+	}
+}
