@@ -144,8 +144,7 @@ mutate:
 # triage-docs: after a spec change, regenerate the repository's transcripts
 # (counterexamples/testdata: every built-in scenario's counterexamples;
 # counterexamples/testdata/sweep: the smallest counterexamples of the default
-# sweeps the README and docs/ describe; counterexamples/testdata/findings: the
-# findings of docs/examples' configurations) and then every triage block of
+# sweeps the README and docs/ describe) and then every triage block of
 # the README and docs/ from them (kvcheck triage --docs; docs/triage.md).
 # TestTriageDocsInStep fails until this has run. Review the diff. It runs go
 # run, so the transcripts' banners name `go run ./cmd/kvcheck`; go run turns
@@ -153,7 +152,6 @@ mutate:
 # a failed step shows in its message and in the last step, which needs every
 # transcript the docs name.
 SWEEP_OUT ?= counterexamples/testdata/sweep
-FINDINGS_OUT ?= counterexamples/testdata/findings
 TRIAGE_DOCS ?= README.md $(wildcard docs/*.md)
 RUN_KVCHECK ?= $(GO) run ./cmd/kvcheck
 .PHONY: triage-docs
@@ -165,5 +163,4 @@ triage-docs:
 	-$(RUN_KVCHECK) sweep --scenario adp-dummy-leak --fix joint-admission --fix free-unpaired-mirror --liveness=false --out $(SWEEP_OUT) --rewrite > /dev/null
 	-$(RUN_KVCHECK) sweep --scenario pp-history-capacity --fix none --out $(SWEEP_OUT) --rewrite > /dev/null
 	-$(RUN_KVCHECK) sweep --scenario pp-history-capacity --fix none --invariant no-crash-on-refusal --out $(SWEEP_OUT) --rewrite > /dev/null
-	-$(RUN_KVCHECK) check --config docs/examples/pp-cursor-history.txt --fix joint-admission --out $(FINDINGS_OUT) --rewrite > /dev/null
 	$(RUN_KVCHECK) triage $(addprefix --docs ,$(TRIAGE_DOCS))

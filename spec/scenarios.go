@@ -90,3 +90,27 @@ func LookupScenario(name string) (*Scenario, error) {
 	sort.Strings(names)
 	return nil, fmt.Errorf("unknown scenario %q; valid scenarios: %s", name, strings.Join(names, ", "))
 }
+
+// Checking returns the scenario with the invariants named taken back from
+// CheckedElsewhere: a user who asks for one by name (--invariant) gets it
+// checked here too. It returns sc itself when none of them was left out.
+func (sc *Scenario) Checking(names []string) *Scenario {
+	var back []string
+	for _, n := range names {
+		if _, ok := sc.CheckedElsewhere[n]; ok {
+			back = append(back, n)
+		}
+	}
+	if len(back) == 0 {
+		return sc
+	}
+	c := *sc
+	c.CheckedElsewhere = make(map[string]string, len(sc.CheckedElsewhere))
+	for k, v := range sc.CheckedElsewhere {
+		c.CheckedElsewhere[k] = v
+	}
+	for _, n := range back {
+		delete(c.CheckedElsewhere, n)
+	}
+	return &c
+}

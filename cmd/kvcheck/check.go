@@ -263,7 +263,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 // checkVariant runs the exhaustive checker on one variant.
 func checkVariant(v variant, opts checkOptions) (checkReport, error) {
-	sp, err := v.scenario.Spec(v.fixes)
+	sp, err := v.scenario.Checking(opts.only).Spec(v.fixes)
 	if err != nil {
 		return checkReport{}, err
 	}

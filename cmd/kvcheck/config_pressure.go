@@ -99,7 +99,10 @@ func (pr *pressureRun) search() sweep.Search {
 	if pr.opts.maxStates != defaultMaxStates {
 		maxStates = pr.opts.maxStates
 	}
-	return sweep.Search{Depth: pr.opts.depth, MaxStates: maxStates, Liveness: pr.opts.liveness, Invariants: pr.opts.only, Symmetry: pr.opts.symmetry}
+	// --skip-invariant narrows the sweep as it narrows a check (runCheck
+	// has refused a narrowing that leaves nothing).
+	kept, _ := narrowInvariants(specInvariantNames(), pr.opts.only, pr.opts.skip)
+	return sweep.Search{Depth: pr.opts.depth, MaxStates: maxStates, Liveness: pr.opts.liveness, Invariants: kept, Named: pr.opts.only, Symmetry: pr.opts.symmetry}
 }
 
 // space enumerates a pressure variant's configurations (and opens the
@@ -145,6 +148,7 @@ func (pr *pressureRun) check(v variant) (checkReport, variant, error) {
 		Scenario: v.scenario.Name, Fixes: v.fixes.Names(), Result: "ok", Complete: rep.Complete,
 		Goals: map[string]bool{}, Liveness: pr.opts.liveness, Symmetric: pr.opts.symmetry, Trace: []string{},
 		Reproduce: reproduceCommand(v, pr.opts), Seconds: time.Since(start).Seconds(),
+		kept: pr.search().Invariants, noLiveness: !pr.opts.liveness,
 	}
 	for _, rec := range part.Records {
 		r.States += rec.States

@@ -144,3 +144,16 @@ func TestPressureFindingTriagedWhereItBroke(t *testing.T) {
 		t.Errorf("capacity note %q: configuration #1 has 5-page pools", r.Triage.CapacityNote)
 	}
 }
+
+// TestPressureSkipInvariant: --skip-invariant narrows a deployment's
+// pressure sweep as it narrows a check: without no-crash-on-refusal seed
+// 000's deployment shows no violation, and its real code, expected to
+// crash, is reported but not judged (exit 0).
+func TestPressureSkipInvariant(t *testing.T) {
+	code, out, errOut := runKvcheck("check", "--config", "../../docs/examples/seed000-deployment.yaml", "--fix", "none",
+		"--skip-invariant", "no-crash-on-refusal", "--triage=false", "--cache", t.TempDir(), "--json")
+	var r checkReport
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &r); err != nil || code != 0 || r.Result != "ok" || r.Unjudged == "" {
+		t.Fatalf("exit %d %v: result %q, unjudged %q\n%s%s", code, err, r.Result, r.Unjudged, out, errOut)
+	}
+}

@@ -122,6 +122,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 		return exitUsage
 	}
+	named := opts.only
 	if len(opts.skip) > 0 {
 		kept, err := narrowInvariants(specInvariantNames(), opts.only, opts.skip)
 		if err != nil {
@@ -145,7 +146,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	tri.share(cache)
 	start := time.Now()
 	run := sweep.Options{
-		Search:    sweep.Search{Depth: opts.depth, MaxStates: opts.maxStates, Liveness: opts.liveness, Invariants: opts.only, Symmetry: opts.symmetry},
+		Search:    sweep.Search{Depth: opts.depth, MaxStates: opts.maxStates, Liveness: opts.liveness, Invariants: opts.only, Named: named, Symmetry: opts.symmetry},
 		Workers:   opts.workers,
 		KeepGoing: opts.keepGoing,
 		Shard:     shard,

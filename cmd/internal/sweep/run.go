@@ -43,6 +43,10 @@ type Search struct {
 	Liveness bool
 	// Invariants, when given, are the only invariants checked.
 	Invariants []string `json:",omitempty"`
+	// Named are the invariants the user asked for by name (--invariant):
+	// checked even on a scenario that reports them elsewhere
+	// (spec.Scenario.Checking).
+	Named []string `json:",omitempty"`
 	// Symmetry stores one state per orbit of interchangeable ranks
 	// (model.Options.Symmetry): the same verdicts, fewer states.
 	Symmetry bool `json:",omitempty"`
@@ -59,6 +63,7 @@ func CheckInvariantNames(names []string) error {
 	if err != nil {
 		return err
 	}
+	sp.Scenario = nil // every invariant, those sc reports elsewhere included
 	valid := map[string]bool{}
 	var all []string
 	for _, inv := range sp.Invariants() {
@@ -204,6 +209,9 @@ func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int, cover *s
 		panic(err)
 	}
 	sp.Scenario = v.Scenario
+	if v.Scenario != nil {
+		sp.Scenario = v.Scenario.Checking(search.Named)
+	}
 	sp.Cover = cover
 	var checked model.Spec[spec.State, spec.Action] = sp
 	if len(search.Invariants) > 0 {
