@@ -268,3 +268,28 @@ func TestCloseKeepsAFullTreeBlock(t *testing.T) {
 		t.Fatal(f.Message)
 	}
 }
+
+// TestPartialReuseChangesNoShippedScenario: as shipped, every built-in
+// scenario's shared prefixes end on a block boundary (or it has none), so
+// enable_partial_reuse changes no variant's state space or verdict
+// (docs/conformance.md says so).
+func TestPartialReuseChangesNoShippedScenario(t *testing.T) {
+	for _, sc := range Scenarios() {
+		for _, fs := range append([][]Fix{nil}, sc.FixSets...) {
+			var res [2]model.Result[Action]
+			for i, on := range []bool{false, true} {
+				sp, err := sc.Spec(FixSetOf(fs...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sp.Config.PartialReuse = on
+				res[i] = model.Check[State, Action](sp, model.Options{Workers: 1, MaxStates: sc.MaxStates, MaxDepth: sc.Depth})
+			}
+			off, on := res[0], res[1]
+			if off.States != on.States || off.Transitions != on.Transitions || len(off.Violations) != len(on.Violations) {
+				t.Errorf("%s %v: %d states %d transitions %d violations off, %d %d %d on", sc.Name, fs,
+					off.States, off.Transitions, len(off.Violations), on.States, on.Transitions, len(on.Violations))
+			}
+		}
+	}
+}

@@ -57,3 +57,23 @@ func checkFindingSteps(t *testing.T, scenario string, args []string, found []str
 		t.Errorf("docs/findings.md says %s for %s; kvcheck %s finds %s after %d steps", found[0], scenario, strings.Join(args, " "), r.Invariant, r.Steps)
 	}
 }
+
+// TestHistoryBugsStepCounts: the "after N steps" docs/history-bugs.md's
+// table gives of each historical bug (its real code: the pre-fix switch
+// on) is what `kvcheck check` finds.
+func TestHistoryBugsStepCounts(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/history-bugs.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z-]+)` \\|[^|]*\\|[^|]*\\|([^|]*)\\|")
+	steps := regexp.MustCompile(`after (\d+) steps`)
+	rows := 0
+	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
+		checkFindingSteps(t, m[1], []string{"check", "--scenario", m[1], "--fix", "none", "--triage=false", "--json"}, steps.FindStringSubmatch(m[2]))
+		rows++
+	}
+	if rows < 4 {
+		t.Fatalf("%d rows read from docs/history-bugs.md; the table's layout changed", rows)
+	}
+}

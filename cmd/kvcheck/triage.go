@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
@@ -142,6 +143,13 @@ func runTriage(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if len(*docs) > 0 {
+		if flags.NArg() > 0 {
+			// --docs takes one file: `--docs a.md b.md` would rewrite a.md
+			// and silently leave b.md as it was.
+			fmt.Fprintf(stderr, "kvcheck triage: with --docs, name each Markdown file with its own --docs, and no transcript: got %s\nreproduce: %s triage %s\n",
+				strings.Join(flags.Args(), " "), commandName(), strings.Join(args, " "))
+			return exitUsage
+		}
 		return runTriageDocs(*docs, *checkDocs, &hook, stdout, stderr)
 	}
 	if flags.NArg() == 0 {
