@@ -175,7 +175,8 @@ type RequestTemplate struct {
 	// worker: once its prompt is done it leaves active_requests and sends
 	// its KV (DISAGG_CONTEXT_TRANS_IN_PROGRESS, _send_kv_async), keeping
 	// its caches and IndexMapper slot until the environment completes the
-	// transfer (kv-received), which frees them.
+	// transfer (kv-received), which frees them. It produces only its first
+	// token (Validate requires new=1).
 	SendingKV bool
 }
 
@@ -487,6 +488,9 @@ func (c *Config) validate(compact bool) error {
 		}
 		if r.ReceivingKV && r.SendingKV {
 			bad("request %d: a request cannot both receive and send its KV", id)
+		}
+		if r.SendingKV && r.MaxNewTokens != 1 {
+			bad("request %d: sending_kv=true with new=%d: a context-only request produces only its first token on the context worker, with which it turns DISAGG_CONTEXT_TRANS_IN_PROGRESS (_send_kv_async); the tokens after it are the generation worker's (a receiving_kv request there); set new=1", id, r.MaxNewTokens)
 		}
 		if c.Loop == PipelineLoop && r.Rank >= c.adpWidth() {
 			if c.adpWidth() == 1 {

@@ -261,7 +261,9 @@ func (m *RequestMix) kinds(tpb uint32) []RequestTemplate {
 				for _, kv := range m.ReceivingKV {
 					for _, send := range m.SendingKV {
 						prompt := p * int(tpb)
-						if s > p || (kv && send) {
+						// A context-only request produces only its first
+						// token (Validate).
+						if s > p || (kv && send) || (send && n != 1) {
 							continue
 						}
 						r := RequestTemplate{PromptLen: uint32(prompt), MaxNewTokens: uint32(n), Family: NoFamily, ReceivingKV: kv, SendingKV: send}

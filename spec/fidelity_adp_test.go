@@ -118,7 +118,7 @@ func TestDummyRemovedOnlyWhenLast(t *testing.T) {
 const roleConfig = `tokens_per_block=4 max_draft_len=1 max_batch_size=2 max_num_tokens=8 enable_chunked_prefill=true chunk_unit_size=4
 target_blocks=8 target_index_slots=4 max_util_for_resume=100 version=00746ef ranks=2 loop=overlap enable_attention_dp=true
 max_num_active_requests=4 kv_cache_transceiver=true enable_adp_dummy_fixes=true
-request prompt=4 new=2 sending_kv=true
+request prompt=4 new=1 sending_kv=true
 request prompt=4 new=2
 request prompt=4 new=2 receiving_kv=true
 request prompt=4 new=2`

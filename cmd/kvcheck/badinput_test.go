@@ -173,6 +173,10 @@ func badInputs(t *testing.T) []badInput {
 					t.Errorf("the refusal does not name PR #15252:\n%s", errOut)
 				}
 			}},
+		{what: "a context-only request given more than its first token", args: []string{"check", "--config", "ctx.txt"},
+			files: map[string]string{"ctx.txt": "tokens_per_block=4 max_batch_size=2 max_num_tokens=8 target_blocks=4 target_index_slots=2 ranks=1 loop=overlap\n" +
+				"kv_cache_transceiver=true enable_recompute_pause=false\nrequest prompt=4 new=3 sending_kv=true\n"},
+			code: exitUsage, want: "request 1: sending_kv=true with new=3: a context-only request produces only its first token"},
 		// Unbounded --workers.
 		{what: "--workers far past the cap", args: []string{"check", "--workers", "100000"}, code: exitUsage, want: "--workers 100000: at most"},
 		{what: "fuzz --workers past the cap", args: []string{"fuzz", "--workers", "257"}, code: exitUsage, want: "--workers 257: at most"},

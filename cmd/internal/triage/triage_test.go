@@ -211,7 +211,7 @@ func TestSecondTriageComesFromTheCache(t *testing.T) {
 // TestScaleTokens: scaling keeps every ratio to the page: token keys
 // scale, step tokens and pages do not, a partial page stays partial.
 func TestScaleTokens(t *testing.T) {
-	cfg, err := spec.ParseConfig(spec.Config{}, "tokens_per_block=4 max_draft_len=1 num_extra_kv_tokens=1 kv_reserve_draft_tokens=1 max_num_tokens=8 enable_chunked_prefill=true chunk_unit_size=4 target_blocks=9 draft_blocks=8 max_seq_len=14 max_batch_size=2 target_index_slots=2 draft_index_slots=2 draft_pool=unpaired ranks=1 loop=overlap\nrequest prompt=6 new=3 family=0 shared=4\nrequest prompt=4 new=2 sending_kv=true")
+	cfg, err := spec.ParseConfig(spec.Config{}, "tokens_per_block=4 max_draft_len=1 num_extra_kv_tokens=1 kv_reserve_draft_tokens=1 max_num_tokens=8 enable_chunked_prefill=true chunk_unit_size=4 target_blocks=9 draft_blocks=8 max_seq_len=14 max_batch_size=2 target_index_slots=2 draft_index_slots=2 draft_pool=unpaired ranks=1 loop=overlap\nrequest prompt=6 new=3 family=0 shared=4\nrequest prompt=4 new=1 sending_kv=true")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,9 +220,9 @@ func TestScaleTokens(t *testing.T) {
 		prompt, newTokens, shared, budget, seq uint32
 		chunk, otherPrompt, otherNew           uint32
 	}{
-		{8, 12, 6, 8, 16, 28, 8, 8, 2},
-		{6, 9, 5, 6, 12, 21, 6, 6, 2}, // 6 = 1 page + 2 → 6 + 3; 3 → 4.5 rounds to 5; 14 = 3 pages + 2 → 18 + 3
-		{32, 48, 24, 32, 64, 112, 32, 32, 2},
+		{8, 12, 6, 8, 16, 28, 8, 8, 1},
+		{6, 9, 5, 6, 12, 21, 6, 6, 1}, // 6 = 1 page + 2 → 6 + 3; 3 → 4.5 rounds to 5; 14 = 3 pages + 2 → 18 + 3
+		{32, 48, 24, 32, 64, 112, 32, 32, 1},
 	} {
 		got := scaleTokens(cfg, tc.t)
 		r := got.Requests[0]
