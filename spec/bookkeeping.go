@@ -32,7 +32,7 @@ func (sp *Spec) bookkeepingInvariants() []model.Invariant[State] {
 			"an _allocated_draft_lens entry lives only while the batch that recorded it awaits its update_resources (popped there or by revert_allocate_generation)",
 			sp.checkRecordsCleared),
 		sp.byRank(InvReservation,
-			"once its iteration ended or was vetoed, a generating request's cache holds at most max_beam_num_tokens - 1 + num_extra_kv_tokens tokens, plus max_draft_len for a disaggregated request (prepare_disagg_gen_init's draft tokens) (update_resources rewinds the unused draft slots, _revert_gen_alloc and the defer give the growth back)",
+			"once its iteration ended or was vetoed, a generating request's ACTIVE cache holds at most max_beam_num_tokens - 1 + num_extra_kv_tokens tokens, plus max_draft_len for a disaggregated request (prepare_disagg_gen_init's draft tokens) (update_resources rewinds the unused draft slots, _revert_gen_alloc and the defer give the growth back); a cache suspended before its update keeps the growth, since update_resources serves ACTIVE caches only, until the scheduler resumes and resizes it",
 			sp.checkReservation),
 		sp.byRank(InvCursorAgreement,
 			"a context request's cursors are 0 when its target cache is gone (rewind_context_after_cache_drop) and equal the target history once the cache was resumed and settled (_settle_context_cursor, update_context_resources), except that a chunk's update skipped while the cache was suspended leaves the history behind the cursor until the next update of the ACTIVE cache; a generating request's target history is max_beam_num_tokens - 1 (update_resources)",
@@ -160,6 +160,12 @@ func (sp *Spec) checkReservation(s *State, rs rankRange) *model.Failure {
 	return sp.eachCache(s, rs, func(v rankView, p PoolKind, id uint8, c *Cache) *model.Failure {
 		r := v.request(id)
 		if id == dummyID || (r.State != GenerationInProgress && r.State != GenerationToComplete) || pending[v.r]&(1<<id) != 0 {
+			return nil
+		}
+		if c.Status != Active {
+			// update_resources serves ACTIVE caches only (READ at 00746ef):
+			// a cache suspended while its iteration was pending keeps the
+			// growth until the scheduler resumes and resizes it.
 			return nil
 		}
 		slack := 0

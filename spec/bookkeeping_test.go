@@ -257,3 +257,31 @@ func TestBookkeepingSkipsCrashedStates(t *testing.T) {
 		}
 	}
 }
+
+// TestReservationSparesSuspendedCaches: update_resources serves ACTIVE
+// caches only (kv_cache_manager_v2.py at 00746ef), so a generation growth
+// whose update found the cache suspended stays until the scheduler resumes
+// and resizes it; reservation-released flags the same growth on an ACTIVE
+// cache.
+func TestReservationSparesSuspendedCaches(t *testing.T) {
+	sp := scenarioSpec(t, "draft-admission", FixJointAdmission)
+	s := walkUntil(t, sp, func(s *State) bool { return s.Ranks[0].Phase == PhaseScheduled && firstGrownGeneration(s) >= 0 })
+	b := s.Ranks[0].Batch
+	s.Ranks[0].Batch = Batch{}
+	s.Ranks[0].Phase = PhaseIdle
+	if failuresOf(sp, &s)[InvReservation] == "" {
+		t.Fatal("setup: the abandoned growth on an ACTIVE cache does not break the reservation")
+	}
+	for i := 0; i < int(b.Count); i++ {
+		if e := b.Entries[i]; e.Kind == GenerationStep {
+			for p := Target; p < numPools; p++ {
+				if c := &s.Ranks[0].Pools[p].Caches[e.ID]; c.Status == Active {
+					c.Status = Suspended
+				}
+			}
+		}
+	}
+	if f := failuresOf(sp, &s)[InvReservation]; f != "" {
+		t.Errorf("a suspended cache's growth is reported: %s", f)
+	}
+}
