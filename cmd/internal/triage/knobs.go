@@ -253,6 +253,12 @@ func numericNeed(knob, from string, gone []Row) string {
 	switch {
 	case up > 0 && down > 0:
 		return fmt.Sprintf("%s = %s exactly (gone at %s)", knob, from, toWords(gone))
+	case up > 0 && v == 0:
+		// Sizes are unsigned: a finding gone at every larger value needs
+		// exactly 0, which for several knobs means no bound at all
+		// (max_num_active_requests 0 = no cap, host_blocks 0 = as many as
+		// on GPU); "≤ 0" would read as a negative size.
+		return fmt.Sprintf("%s = 0 (gone at %s)", knob, toWords(gone))
 	case up > 0:
 		return fmt.Sprintf("%s ≤ %s (gone at %s)", knob, from, toWords(gone))
 	}
