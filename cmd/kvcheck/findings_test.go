@@ -30,9 +30,9 @@ func TestFindingsStepCounts(t *testing.T) {
 		rest := cell
 		if n := narrowed.FindStringSubmatchIndex(cell); n != nil {
 			rest = cell[:n[0]]
-			checkFindingSteps(t, scenario, append(args, "--invariant", cell[n[2]:n[3]]), steps.FindStringSubmatch(cell[n[1]:]))
+			checkFindingSteps(t, "docs/findings.md", scenario, append(args, "--invariant", cell[n[2]:n[3]]), steps.FindStringSubmatch(cell[n[1]:]))
 		}
-		checkFindingSteps(t, scenario, args, steps.FindStringSubmatch(rest))
+		checkFindingSteps(t, "docs/findings.md", scenario, args, steps.FindStringSubmatch(rest))
 		rows++
 	}
 	if rows < 6 {
@@ -42,10 +42,10 @@ func TestFindingsStepCounts(t *testing.T) {
 
 // checkFindingSteps runs the check args name and compares its steps with
 // the "(N steps)" found.
-func checkFindingSteps(t *testing.T, scenario string, args []string, found []string) {
+func checkFindingSteps(t *testing.T, doc, scenario string, args []string, found []string) {
 	t.Helper()
 	if found == nil {
-		t.Errorf("docs/findings.md: the %s row gives no step count for %s", scenario, strings.Join(args, " "))
+		t.Errorf("%s: the %s row gives no step count for %s\nreproduce: go run ./cmd/kvcheck %s", doc, scenario, strings.Join(args, " "), strings.Join(args, " "))
 		return
 	}
 	code, out, errOut := runKvcheck(args...)
@@ -54,7 +54,7 @@ func checkFindingSteps(t *testing.T, scenario string, args []string, found []str
 		t.Fatalf("%v: exit %d %v\n%s", args, code, err, errOut)
 	}
 	if want, _ := strconv.Atoi(found[1]); r.Steps != want {
-		t.Errorf("docs/findings.md says %s for %s; kvcheck %s finds %s after %d steps", found[0], scenario, strings.Join(args, " "), r.Invariant, r.Steps)
+		t.Errorf("%s says %s for %s; kvcheck %s finds %s after %d steps\nreproduce: go run ./cmd/kvcheck %s", doc, found[0], scenario, strings.Join(args, " "), r.Invariant, r.Steps, strings.Join(args, " "))
 	}
 }
 
@@ -70,7 +70,7 @@ func TestHistoryBugsStepCounts(t *testing.T) {
 	steps := regexp.MustCompile(`after (\d+) steps`)
 	rows := 0
 	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
-		checkFindingSteps(t, m[1], []string{"check", "--scenario", m[1], "--fix", "none", "--triage=false", "--json"}, steps.FindStringSubmatch(m[2]))
+		checkFindingSteps(t, "docs/history-bugs.md", m[1], []string{"check", "--scenario", m[1], "--fix", "none", "--triage=false", "--json"}, steps.FindStringSubmatch(m[2]))
 		rows++
 	}
 	if rows < 4 {
