@@ -79,7 +79,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.progress, "progress", false, "print a progress line on stderr every second: the variant, configurations checked, elapsed (shown anyway when stderr is a terminal)")
 	var tri triageHook
 	tri.addFlags(flags, false)
-	cover := flags.Bool("cover", false, "also print which spec mechanisms the checked configurations exercised, and those never reached (checks every configuration afresh: cached results carry no coverage)")
+	cover := flags.Bool("cover", false, "also print which spec mechanisms the checked configurations exercised, and those never reached, and the value classes of each setting the configurations reached (checks every configuration afresh: cached results carry no coverage)")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
 	}
@@ -230,6 +230,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		progress.begin(fmt.Sprintf("kvcheck sweep %s (%s)", v.scenario.Name, v.fixes.Label()))
 		cached := sweep.Run(sv, sp.configs, run, func(r sweep.Record) {
 			part.Records = append(part.Records, r)
+			coverage.addConfig(&sp.configs[r.Index].Config)
 			progress.update(func(elapsed time.Duration) string {
 				return fmt.Sprintf("%d of %d configurations, %d configurations/s, %.1fs", len(part.Records), len(sp.configs), perSecond(len(part.Records), elapsed), elapsed.Seconds())
 			})
