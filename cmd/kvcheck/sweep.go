@@ -128,7 +128,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 	case opts.writeProfile != "":
 		if err := preflightProfileFile(opts.writeProfile, opts.rewrite); err != nil {
-			fmt.Fprintf(stderr, "kvcheck sweep: %v; nothing was swept\n", err)
+			fmt.Fprintf(stderr, "kvcheck sweep: %v; nothing was swept\nreproduce: %s\n", err, commandLine(append([]string{"sweep"}, args...)))
 			return exitUsage
 		}
 	}
