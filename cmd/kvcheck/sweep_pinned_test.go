@@ -11,7 +11,7 @@ const pinnedProfileFile = "testdata/sweep-profiles.txt"
 
 // pinnedProfileSweep is the sweep TestPinnedSweepProfiles pins: the whole
 // default sweeps of the scenarios whose spaces are small (every variant of
-// each), about a minute of CPU here; the large seed sweeps are pinned in
+// each; about 15 s of CPU, measured in docs/sweep.md); the large seed sweeps are pinned in
 // testdata/sweep-profiles-all.txt, which `make sweep-profiles` checks
 // (docs/sweep.md#verdict-profiles).
 var pinnedProfileSweep = []string{"sweep",
@@ -19,7 +19,8 @@ var pinnedProfileSweep = []string{"sweep",
 	"--scenario", "overlap-two-ranks", "--scenario", "adp-veto-generation", "--scenario", "unchunked-prefill",
 	"--scenario", "preempt-for-pages", "--scenario", "disagg-gen-retry", "--scenario", "generation-token-budget",
 	"--scenario", "host-recompute-fallback", "--scenario", "pp-eviction-ladder", "--scenario", "overlap-eviction-ladder",
-	"--scenario", "pp-adp-veto-growth", "--scenario", "adp-empty-batch-veto",
+	"--scenario", "pp-adp-veto-growth", "--scenario", "adp-empty-batch-veto", "--scenario", "prefix-aware-skip",
+	"--scenario", "adp-veto-growth", "--scenario", "adp-dummy-none",
 	"--profile", "--no-cache", "--triage=false"}
 
 // TestPinnedSweepProfiles: the verdict profiles of pinnedProfileSweep are
