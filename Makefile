@@ -32,6 +32,21 @@ check: kvcheck
 		echo "make check: $(KVCHECK) check exited with status $$status (1 a verdict differs, 2 bad usage, 3 incomplete, 130 interrupted)"; \
 		exit $$status; }
 
+# sweep-profiles: every default sweep's verdict profile (every configuration of every variant)
+# against cmd/kvcheck/testdata/sweep-profiles-all.txt; not in CI (see docs/sweep.md#verdict-profiles
+# for how long it takes). pin-profiles re-pins that file and the subset TestPinnedSweepProfiles
+# checks in make test (cmd/kvcheck/testdata/sweep-profiles.txt); read the diff before committing.
+PROFILES_ALL ?= cmd/kvcheck/testdata/sweep-profiles-all.txt
+.PHONY: sweep-profiles pin-profiles
+sweep-profiles: kvcheck
+	@$(KVCHECK) sweep --triage=false --expect-profile $(PROFILES_ALL) || { status=$$?; \
+		echo "make sweep-profiles: $(KVCHECK) sweep exited with status $$status (1 a profile differs, 2 bad usage or a malformed file, 3 incomplete)"; \
+		exit $$status; }
+
+pin-profiles: kvcheck
+	$(KVCHECK) sweep --triage=false --write-profile $(PROFILES_ALL) --rewrite
+	KVCHECK_REWRITE=1 $(GO) test ./cmd/kvcheck -run '^TestPinnedSweepProfiles$$' -count=1
+
 lint:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then \
 		echo "gofmt needed on:"; echo "$$unformatted"; \

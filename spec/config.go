@@ -207,60 +207,64 @@ func (k LoopKind) String() string {
 // (sizes a real deployment has many pages of: prompts, budgets, the chunk
 // unit, max_seq_len); "step-tokens" is a token count fixed by the model's
 // architecture that does not grow with the page (the draft width of one
-// step, extra KV tokens); "pages" counts pages of a pool.
+// step, extra KV tokens); "pages" counts pages of a pool. The `class` tag
+// declares the setting's value classes, those a sweep should reach
+// (valueclasses.go: on/off, each enumeration value, bounded or not, a whole
+// number of pages or not, the minimum or other), judged under an optional
+// "if KEY=VALUE"; `kvcheck sweep --cover` reports them.
 type Config struct {
 	// TokensPerBlock is tokens_per_block (a page).
-	TokensPerBlock uint32 `kv:"tokens_per_block" doc:"tokens per KV block (page)" unit:"tokens"`
+	TokensPerBlock uint32 `kv:"tokens_per_block" doc:"tokens per KV block (page)" unit:"tokens" class:"size at=1"`
 	// MaxDraftLen is max_total_draft_tokens D (MTP max_draft_len).
-	MaxDraftLen uint32 `kv:"max_draft_len" doc:"max_total_draft_tokens D" unit:"step-tokens"`
+	MaxDraftLen uint32 `kv:"max_draft_len" doc:"max_total_draft_tokens D" unit:"step-tokens" class:"size at=0"`
 	// ExtraKVTokens is num_extra_kv_tokens (0 for MTP with D = 1).
-	ExtraKVTokens uint32 `kv:"num_extra_kv_tokens" doc:"num_extra_kv_tokens" unit:"step-tokens"`
+	ExtraKVTokens uint32 `kv:"num_extra_kv_tokens" doc:"num_extra_kv_tokens" unit:"step-tokens" class:"size at=0"`
 	// ReserveDraftTokens is _kv_reserve_draft_tokens R of a draft pool.
-	ReserveDraftTokens uint32 `kv:"kv_reserve_draft_tokens" doc:"_kv_reserve_draft_tokens of a draft pool" unit:"step-tokens"`
+	ReserveDraftTokens uint32 `kv:"kv_reserve_draft_tokens" doc:"_kv_reserve_draft_tokens of a draft pool" unit:"step-tokens" class:"size at=0"`
 	// MaxBatchSize is max_batch_size (the scheduler's max_num_requests).
-	MaxBatchSize uint8 `kv:"max_batch_size" doc:"max_batch_size"`
+	MaxBatchSize uint8 `kv:"max_batch_size" doc:"max_batch_size" class:"size at=1"`
 	// MaxNumTokens is max_num_tokens, the per-iteration token budget and the
 	// max_context_length of a chunk.
-	MaxNumTokens uint32 `kv:"max_num_tokens" doc:"max_num_tokens" unit:"tokens"`
+	MaxNumTokens uint32 `kv:"max_num_tokens" doc:"max_num_tokens" unit:"tokens" class:"page"`
 	// ChunkedPrefill is enable_chunked_prefill.
-	ChunkedPrefill bool `kv:"enable_chunked_prefill" doc:"chunked prefill"`
+	ChunkedPrefill bool `kv:"enable_chunked_prefill" doc:"chunked prefill" class:"bool"`
 	// ChunkUnitSize is the chunk unit a non-final chunk is rounded down to
 	// (typically tokens_per_block).
-	ChunkUnitSize uint32 `kv:"chunk_unit_size" doc:"chunk unit size" unit:"tokens"`
+	ChunkUnitSize uint32 `kv:"chunk_unit_size" doc:"chunk unit size" unit:"tokens" class:"page if enable_chunked_prefill=true"`
 	// TargetBlocks and DraftBlocks are the GPU pages of each pool per rank
 	// (per stage: see StageTargetBlocks).
-	TargetBlocks uint32 `kv:"target_blocks" doc:"GPU pages of the target pool per rank" unit:"pages"`
-	DraftBlocks  uint32 `kv:"draft_blocks" doc:"GPU pages of the draft pool per rank" unit:"pages"`
+	TargetBlocks uint32 `kv:"target_blocks" doc:"GPU pages of the target pool per rank" unit:"pages" class:"size at=1"`
+	DraftBlocks  uint32 `kv:"draft_blocks" doc:"GPU pages of the draft pool per rank" unit:"pages" class:"size at=1"`
 	// TargetIndexSlots and DraftIndexSlots are each manager's IndexMapper
 	// capacity, as the code of the seed reports sizes it (max_batch_size
 	// plus the slots reserved for dummies, see dummyIndexSlots);
 	// _create_kv_cache returns None when all are taken. indexSlots is what
 	// is left for kv_cache_map entries.
-	TargetIndexSlots uint32 `kv:"target_index_slots" doc:"IndexMapper slots of the target manager"`
-	DraftIndexSlots  uint32 `kv:"draft_index_slots" doc:"IndexMapper slots of the draft manager"`
+	TargetIndexSlots uint32 `kv:"target_index_slots" doc:"IndexMapper slots of the target manager" class:"size at=1"`
+	DraftIndexSlots  uint32 `kv:"draft_index_slots" doc:"IndexMapper slots of the draft manager" class:"size at=1"`
 	// ResumeGatePercent is max_util_for_resume in percent: _KVCache.resume
 	// refuses while the pool's utilization exceeds it.
-	ResumeGatePercent uint8 `kv:"max_util_for_resume" doc:"resume gate in percent"`
+	ResumeGatePercent uint8 `kv:"max_util_for_resume" doc:"resume gate in percent" class:"size at=100"`
 	// HostTier says a cache tier below GPU exists (the host tier), so pages
 	// of suspended caches can be evicted to it to make room on GPU. The real
 	// manager provisions one automatically unless host_cache_size is set or
 	// a KV connector is attached (KVCacheManagerV2.__init__,
 	// _compute_auto_host_tier_quota, kv_cache_manager_v2.py at 00746ef).
-	HostTier bool `kv:"host_tier" doc:"a cache tier below GPU exists (auto-provisioned unless host_cache_size is set)"`
+	HostTier bool `kv:"host_tier" doc:"a cache tier below GPU exists (auto-provisioned unless host_cache_size is set)" class:"bool"`
 	// HostBlocks is the host tier's pages per pool and rank (0: as many as
 	// the pool has on GPU, the auto-provisioned size). StageHostBlocks
 	// sets a pipeline stage's own (0: HostBlocks): the host quota is
 	// MIN-reduced across ranks in bytes, not tokens
 	// (_sync_host_tier_quota), so stages whose bytes per token differ get
 	// different host page counts.
-	HostBlocks      uint32           `kv:"host_blocks" doc:"host-tier pages per pool and rank (0 = as many as on GPU)" unit:"pages"`
-	StageHostBlocks [MaxRanks]uint32 `kv:"stage_host_blocks" doc:"host-tier pages per pipeline stage, stage 0 first (0 = host_blocks)" unit:"pages"`
+	HostBlocks      uint32           `kv:"host_blocks" doc:"host-tier pages per pool and rank (0 = as many as on GPU)" unit:"pages" class:"cap zero=as-on-gpu if host_tier=true"`
+	StageHostBlocks [MaxRanks]uint32 `kv:"stage_host_blocks" doc:"host-tier pages per pipeline stage, stage 0 first (0 = host_blocks)" unit:"pages" class:"set zero=host_blocks if host_tier=true"`
 	// RecomputePause is the scheduler's enable_recompute_pause (default True
 	// in the real code): the eviction ladder may free a started victim's
 	// caches so it re-prefills later.
-	RecomputePause bool `kv:"enable_recompute_pause" doc:"the scheduler may recompute-pause victims"`
+	RecomputePause bool `kv:"enable_recompute_pause" doc:"the scheduler may recompute-pause victims" class:"bool"`
 	// BlockReuse is kv_cache_config.enable_block_reuse.
-	BlockReuse bool `kv:"enable_block_reuse" doc:"kv_cache_config.enable_block_reuse"`
+	BlockReuse bool `kv:"enable_block_reuse" doc:"kv_cache_config.enable_block_reuse" class:"bool"`
 	// PartialReuse is KVCacheManagerConfig.enable_partial_reuse
 	// (kv_cache_config.enable_partial_reuse; _config.py at 0004396, default
 	// True there, off here unless set): a reuse match may end inside a
@@ -268,63 +272,63 @@ type Config struct {
 	// resume. Off, a partial block in the tree (a closed cache's
 	// stop_committing publishes one) matches only a lookup that ends with
 	// exactly its tokens.
-	PartialReuse bool `kv:"enable_partial_reuse" doc:"kv_cache_config.enable_partial_reuse: a reuse match may end inside a block"`
+	PartialReuse bool `kv:"enable_partial_reuse" doc:"kv_cache_config.enable_partial_reuse: a reuse match may end inside a block" class:"bool if enable_block_reuse=true"`
 	// ReusePolicy is kv_cache_config's block_reuse_policy (default
 	// all_reusable): when a publishing cache commits its context blocks
 	// (update_context_resources).
-	ReusePolicy BlockReusePolicy `kv:"block_reuse_policy" doc:"all_reusable (commit after every chunk, the default) or per_request (commit when the prompt is done)"`
+	ReusePolicy BlockReusePolicy `kv:"block_reuse_policy" doc:"all_reusable (commit after every chunk, the default) or per_request (commit when the prompt is done)" class:"enum if enable_block_reuse=true"`
 	// PrefixAwareScheduling is the scheduler's
 	// enable_prefix_aware_scheduling (scheduler_config; default True,
 	// PR #18195): the token budget of a context request is its length after
 	// the reuse lookup, and, with block reuse under ALL_REUSABLE, a first
 	// chunk whose first new block another request contributes this
 	// iteration is deferred (prefix_skip.go).
-	PrefixAwareScheduling Switch `kv:"enable_prefix_aware_scheduling" doc:"the V2 scheduler budgets context after reuse and defers duplicate prefixes (default true)"`
+	PrefixAwareScheduling Switch `kv:"enable_prefix_aware_scheduling" doc:"the V2 scheduler budgets context after reuse and defers duplicate prefixes (default true)" class:"bool"`
 	// DraftPool is the draft pool's mode.
-	DraftPool DraftPoolMode `kv:"draft_pool" doc:"none, unpaired or paired (enable_joint_kv_cache_reuse)"`
+	DraftPool DraftPoolMode `kv:"draft_pool" doc:"none, unpaired or paired (enable_joint_kv_cache_reuse)" class:"enum"`
 	// DraftView is the unpaired mirror's context cursor (reference §2.7).
-	DraftView DraftViewMode `kv:"draft_view" doc:"the unpaired mirror's context cursor"`
+	DraftView DraftViewMode `kv:"draft_view" doc:"the unpaired mirror's context cursor" class:"enum if draft_pool=unpaired"`
 	// Version is the modeled version of the real code.
-	Version CodeVersion `kv:"version" doc:"modeled version of the real code"`
+	Version CodeVersion `kv:"version" doc:"modeled version of the real code" class:"enum"`
 	// EarlyFinish lets the environment end a generating request early (EOS)
 	// at any forward, not only at MaxNewTokens.
-	EarlyFinish bool `kv:"early_finish" doc:"the environment may end a request at EOS"`
+	EarlyFinish bool `kv:"early_finish" doc:"the environment may end a request at EOS" class:"bool"`
 	// Ranks is the number of ranks: attention-DP ranks, pipeline stages, or
 	// independent ranks.
-	Ranks uint8 `kv:"ranks" doc:"number of ranks"`
+	Ranks uint8 `kv:"ranks" doc:"number of ranks" class:"size at=1"`
 	// Loop is the executor loop every rank runs.
-	Loop LoopKind `kv:"loop" doc:"executor loop"`
+	Loop LoopKind `kv:"loop" doc:"executor loop" class:"enum"`
 	// AttentionDP is enable_attention_dp: ranks pad empty batches with
 	// dummies and vote with _can_queue's allgather.
-	AttentionDP bool `kv:"enable_attention_dp" doc:"attention data parallelism"`
+	AttentionDP bool `kv:"enable_attention_dp" doc:"attention data parallelism" class:"bool"`
 	// StageADPRanks is, under pipeline parallelism with attention DP, the
 	// attention-DP ranks of each stage (tp_size with enable_attention_dp):
 	// rank r is ADP rank r % StageADPRanks of stage r / StageADPRanks, and
 	// Ranks counts them all. 0 means 1 (one rank per stage).
-	StageADPRanks uint8 `kv:"stage_adp_ranks" doc:"attention-DP ranks per pipeline stage (pipeline loop with enable_attention_dp; ranks = stages x this)"`
+	StageADPRanks uint8 `kv:"stage_adp_ranks" doc:"attention-DP ranks per pipeline stage (pipeline loop with enable_attention_dp; ranks = stages x this)" class:"set zero=one-per-stage if loop=pipeline"`
 	// MaxNumActiveRequests is max_num_active_requests, the cap at which
 	// _pad_empty_attention_dp_batch refuses to pad (0 = no cap).
-	MaxNumActiveRequests uint8 `kv:"max_num_active_requests" doc:"pad cap of _pad_empty_attention_dp_batch (0 = none)"`
+	MaxNumActiveRequests uint8 `kv:"max_num_active_requests" doc:"pad cap of _pad_empty_attention_dp_batch (0 = none)" class:"cap zero=no-cap if enable_attention_dp=true"`
 	// KVTransceiver says a kv_cache_transceiver exists (disaggregated
 	// serving); with AdpDummyFixes it registers pre-schedule dummies for
 	// rollback (_pending_adp_dummy_request).
-	KVTransceiver bool `kv:"kv_cache_transceiver" doc:"disaggregated serving (a KV cache transceiver exists)"`
+	KVTransceiver bool `kv:"kv_cache_transceiver" doc:"disaggregated serving (a KV cache transceiver exists)" class:"bool"`
 	// AdpDummyFixes is _enable_adp_dummy_fixes.
-	AdpDummyFixes bool `kv:"enable_adp_dummy_fixes" doc:"_enable_adp_dummy_fixes"`
+	AdpDummyFixes bool `kv:"enable_adp_dummy_fixes" doc:"_enable_adp_dummy_fixes" class:"bool if enable_attention_dp=true"`
 	// PadDraftAfterAllocation models MTP padding py_draft_tokens to the
 	// runtime draft length after try_allocate_generation (TensorRT-LLM
 	// PR #19120, root cause 1): a request's first generation step is
 	// allocated with no draft tokens and padded to max_draft_len before the
 	// forward. Off, the placeholder drafts exist at allocation.
-	PadDraftAfterAllocation bool `kv:"pad_draft_after_allocation" doc:"MTP pads py_draft_tokens after try_allocate_generation"`
+	PadDraftAfterAllocation bool `kv:"pad_draft_after_allocation" doc:"MTP pads py_draft_tokens after try_allocate_generation" class:"bool"`
 	// StageTargetBlocks and StageDraftBlocks are each pipeline stage's own
 	// GPU pages of the target and draft pool, stage 0 first (0: the
 	// uniform TargetBlocks / DraftBlocks). KVCacheManagerV2.__init__ takes
 	// the MIN of every rank's token capacity, so stages differ only by the
 	// storage layer's rounding of that quota to whole pages, in either
 	// direction (see reading-notes.md, "per-stage pool sizes").
-	StageTargetBlocks [MaxRanks]uint32 `kv:"stage_target_blocks" doc:"target pages per pipeline stage, stage 0 first (0 = target_blocks)" unit:"pages"`
-	StageDraftBlocks  [MaxRanks]uint32 `kv:"stage_draft_blocks" doc:"draft pages per pipeline stage, stage 0 first (0 = draft_blocks)" unit:"pages"`
+	StageTargetBlocks [MaxRanks]uint32 `kv:"stage_target_blocks" doc:"target pages per pipeline stage, stage 0 first (0 = target_blocks)" unit:"pages" class:"set zero=target_blocks if loop=pipeline"`
+	StageDraftBlocks  [MaxRanks]uint32 `kv:"stage_draft_blocks" doc:"draft pages per pipeline stage, stage 0 first (0 = draft_blocks)" unit:"pages" class:"set zero=draft_blocks if loop=pipeline"`
 	// TargetPoolGroups and DraftPoolGroups are the GPU slots of each pool
 	// group of a pool when its layers form several (KVCacheManagerConfig
 	// coalesces buffers by life cycle and size into pool groups, each with
@@ -333,20 +337,20 @@ type Config struct {
 	// and is the first above max_util_for_resume, which _KVCache.resume
 	// checks over every group: the pool has the smallest group's pages.
 	// Unset (all 0), the pool is one group of target_blocks / draft_blocks.
-	TargetPoolGroups [MaxPoolGroups]uint32 `kv:"target_pool_groups" doc:"slots of each pool group of the target pool (the smallest binds; 0 = one group of target_blocks)" unit:"pages"`
-	DraftPoolGroups  [MaxPoolGroups]uint32 `kv:"draft_pool_groups" doc:"slots of each pool group of the draft pool (the smallest binds; 0 = one group of draft_blocks)" unit:"pages"`
+	TargetPoolGroups [MaxPoolGroups]uint32 `kv:"target_pool_groups" doc:"slots of each pool group of the target pool (the smallest binds; 0 = one group of target_blocks)" unit:"pages" class:"set zero=one-group"`
+	DraftPoolGroups  [MaxPoolGroups]uint32 `kv:"draft_pool_groups" doc:"slots of each pool group of the draft pool (the smallest binds; 0 = one group of draft_blocks)" unit:"pages" class:"set zero=one-group"`
 	// CudaGraphPaddingDummies is the number of CUDA-graph padding dummies
 	// (CUDA_GRAPH_DUMMY_REQUEST_ID, created with add_dummy_requests and
 	// retained per draft length) live for the whole run: each holds an
 	// IndexMapper slot in the target and the draft manager.
-	CudaGraphPaddingDummies uint8 `kv:"cuda_graph_padding_dummies" doc:"CUDA-graph padding dummies held for the whole run, one IndexMapper slot each in every manager"`
+	CudaGraphPaddingDummies uint8 `kv:"cuda_graph_padding_dummies" doc:"CUDA-graph padding dummies held for the whole run, one IndexMapper slot each in every manager" class:"size at=0"`
 	// MaxSeqLen is max_seq_len: the host page-index buffer of
 	// KVCacheManagerV2 holds max_blocks_per_seq page indices per request,
 	// ceil(max_seq_len / tokens_per_block) (0: the longest request of the
 	// configuration as pools are sized, see maxBlocksPerSeq). A capacity
 	// beyond it overflows the request's row (the _revert_gen_alloc
 	// docstring, py_executor.py at 2829508).
-	MaxSeqLen uint32 `kv:"max_seq_len" doc:"max_seq_len; the page-index buffer row holds its pages (0 = the longest request)" unit:"tokens"`
+	MaxSeqLen uint32 `kv:"max_seq_len" doc:"max_seq_len; the page-index buffer row holds its pages (0 = the longest request)" unit:"tokens" class:"page zero=longest-request"`
 	// PPPropagatesRecomputePause says whether SerializableSchedulerOutput
 	// carries the first stage's recompute-paused requests to the later
 	// pipeline stages, which then free and pause them
@@ -356,14 +360,14 @@ type Config struct {
 	// requests in "pipeline-parallel handling, serialization"; no stored
 	// scheduler.py of that time shows the field (INFER, default true). Off,
 	// a later stage pauses nobody and keeps rank 0's victims' caches.
-	PPPropagatesRecomputePause Switch `kv:"pp_propagates_recompute_pause" doc:"SerializableSchedulerOutput carries rank 0's recompute-paused requests to later pipeline stages (INFER from PR #15252; default true)"`
+	PPPropagatesRecomputePause Switch `kv:"pp_propagates_recompute_pause" doc:"SerializableSchedulerOutput carries rank 0's recompute-paused requests to later pipeline stages (INFER from PR #15252; default true)" class:"bool if loop=pipeline"`
 	// DeadlockStallPasses is the scaled _DEADLOCK_STALL_ITERS of the V2
 	// scheduler's deadlock detector (deadlock.go): the stalled passes in a
 	// row at which it raises (0: DefaultDeadlockStallPasses).
-	DeadlockStallPasses uint8 `kv:"deadlock_stall_passes" doc:"stalled scheduler passes in a row at which _detect_deadlock raises, scaled from the real 1000 (0 = 4)"`
+	DeadlockStallPasses uint8 `kv:"deadlock_stall_passes" doc:"stalled scheduler passes in a row at which _detect_deadlock raises, scaled from the real 1000 (0 = 4)" class:"set zero=default"`
 	// PreFixes are the historical bugs put back (see PreFix): the default,
 	// none, is the code of the seed reports.
-	PreFixes PreFixes `kv:"pre_fix" doc:"historical bugs put back, comma-separated (none = the code of the seed reports)"`
+	PreFixes PreFixes `kv:"pre_fix" doc:"historical bugs put back, comma-separated (none = the code of the seed reports)" class:"set zero=none"`
 	// Requests are the requests that arrive, in arrival order.
 	Requests []RequestTemplate
 }

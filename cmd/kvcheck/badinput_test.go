@@ -212,6 +212,16 @@ func badInputs(t *testing.T) []badInput {
 			}},
 		{what: "--out on a disk that fills at the third transcript", args: []string{"check", "--scenario", "host-recompute-fallback", "--scenario", "draft-admission", "--out", "out"},
 			fileLimit: thirdTranscriptLimit, code: exitUsage, want: "none of the", check: emptyDir("out")},
+		// Verdict profiles (sweep_profile.go).
+		{what: "an --expect-profile line whose counts were edited by hand", args: []string{"sweep", "--scenario", "adp-dummy-leak", "--no-cache", "--expect-profile", "profiles.txt"},
+			files: map[string]string{"profiles.txt": "# pinned\nadp-dummy-leak real-code digest=000000000000 configurations=3 ok=1 incomplete=0 livelock=2\n"},
+			code:  exitUsage, want: "profiles.txt:2: adp-dummy-leak real-code: digest=000000000000 does not match the counts on the line"},
+		{what: "an --expect-profile line without its counts", args: []string{"sweep", "--scenario", "adp-dummy-leak", "--no-cache", "--expect-profile", "profiles.txt"},
+			files: map[string]string{"profiles.txt": "adp-dummy-leak real-code\n"},
+			code:  exitUsage, want: "profiles.txt:1: expected SCENARIO VARIANT digest=HEX"},
+		{what: "--write-profile onto an existing file", args: []string{"sweep", "--scenario", "adp-dummy-leak", "--no-cache", "--write-profile", "profiles.txt"},
+			files: map[string]string{"profiles.txt": "kept\n"},
+			code:  exitUsage, want: "--write-profile: profiles.txt exists; pass --rewrite"},
 		// Budgets and bounds.
 		{what: "--range values whose product is huge", args: []string{"sweep", "--scenario", "draft-admission", "--range", "target_blocks=1..4096", "--range", "draft_blocks=1..4096", "--no-cache"},
 			code: exitUsage, want: "narrow them"},

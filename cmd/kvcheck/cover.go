@@ -17,6 +17,9 @@ import (
 type coverage struct {
 	byScenario map[string]*spec.Coverage
 	order      []string
+	// classes marks the value classes (spec.ValueClasses) of the
+	// configurations a sweep checked; nil outside a sweep.
+	classes []bool
 }
 
 func newCoverage() *coverage {
@@ -54,6 +57,41 @@ type coverRow struct {
 	Models    string   `json:"models"`
 }
 
+// addConfig marks the value classes of a configuration a sweep checked.
+func (c *coverage) addConfig(cfg *spec.Config) {
+	if c == nil {
+		return
+	}
+	if c.classes == nil {
+		c.classes = make([]bool, len(spec.ValueClasses()))
+	}
+	spec.MarkValueClasses(cfg, c.classes)
+}
+
+// classReport is what a sweep's configurations reached of the settings'
+// value classes.
+type classReport struct {
+	Reached int      `json:"reached"`
+	Total   int      `json:"total"`
+	Never   []string `json:"never_reached"`
+}
+
+func (c *coverage) classReport() *classReport {
+	if c.classes == nil {
+		return nil
+	}
+	all := spec.ValueClasses()
+	r := &classReport{Total: len(all), Never: []string{}}
+	for i, vc := range all {
+		if c.classes[i] {
+			r.Reached++
+		} else {
+			r.Never = append(r.Never, vc.String())
+		}
+	}
+	return r
+}
+
 // rows merges the scenarios' counts into one row per mechanism.
 func (c *coverage) rows() []coverRow {
 	var out []coverRow
@@ -85,13 +123,16 @@ func (c *coverage) print(w io.Writer, asJSON bool, command string) {
 			never = append(never, r)
 		}
 	}
+	classes := c.classReport()
 	if asJSON {
 		line, _ := json.Marshal(struct {
-			Coverage []coverRow `json:"coverage"`
-		}{rows})
+			Coverage     []coverRow   `json:"coverage"`
+			ValueClasses *classReport `json:"value_classes,omitempty"`
+		}{rows, classes})
 		fmt.Fprintln(w, string(line))
 		return
 	}
+	defer c.printClasses(w, classes, command)
 	fmt.Fprintf(w, "\ncoverage: %d of %d mechanisms reached\n", len(rows)-len(never), len(rows))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tMECHANISM\tCOUNT\tSCENARIOS\tMODELS")
@@ -119,4 +160,17 @@ func (c *coverage) print(w io.Writer, asJSON bool, command string) {
 		fmt.Fprintf(w, "  %s\n", n)
 	}
 	fmt.Fprintf(w, "  reproduce: %s\n", command)
+}
+
+// printClasses prints the value classes a sweep's configurations reached
+// and those never reached.
+func (c *coverage) printClasses(w io.Writer, r *classReport, command string) {
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nvalue classes: %d of %d reached", r.Reached, r.Total)
+	if len(r.Never) > 0 {
+		fmt.Fprintf(w, "; never reached: %s", strings.Join(r.Never, ", "))
+	}
+	fmt.Fprintf(w, "\n  reproduce: %s\n", command)
 }

@@ -40,6 +40,12 @@ type sweepOptions struct {
 	out       string
 	rewrite   bool
 	progress  bool // --progress (progress.go)
+	// profile, expectProfile and writeProfile are --profile,
+	// --expect-profile and --write-profile (sweep_profile.go): each checks
+	// every configuration, as --keep-going.
+	profile       bool
+	expectProfile string
+	writeProfile  string
 }
 
 // defaultSweepMaxStates bounds each configuration's search in a sweep.
@@ -59,6 +65,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.StringArrayVar(&opts.only, "invariant", nil, "check only this invariant (repeatable; default: all), e.g. to look past a livelock for a crash")
 	flags.StringArrayVar(&opts.skip, "skip-invariant", nil, "check every invariant but this one (repeatable)")
 	flags.BoolVar(&opts.keepGoing, "keep-going", false, "check every configuration, not only up to the smallest counterexample's size class")
+	flags.BoolVar(&opts.profile, "profile", false, "check every configuration (as --keep-going) and print each variant's verdict profile: how many configurations hold, break each invariant, raise in each function, with a digest (docs/sweep.md#verdict-profiles)")
+	flags.StringVar(&opts.expectProfile, "expect-profile", "", "compare each variant's verdict profile with FILE's (implies --profile); exit 1 naming each variant that differs or is missing from FILE, 0 when all agree")
+	flags.StringVar(&opts.writeProfile, "write-profile", "", "write each variant's verdict profile to FILE (implies --profile; an existing FILE only with --rewrite)")
 	flags.IntVar(&opts.workers, "workers", defaultWorkers(), "configurations checked in parallel (results do not depend on it)")
 	flags.StringVar(&opts.shard, "shard", "", "i/n: check only shard i of n (deterministic partition) and print its results as JSON lines for kvcheck merge")
 	flags.DurationVar(&opts.budget, "time", 0, "time budget for the whole sweep (0: none); past it the report says incomplete and the exit status is 3")
@@ -70,7 +79,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	flags.BoolVar(&opts.progress, "progress", false, "print a progress line on stderr every second: the variant, configurations checked, elapsed (shown anyway when stderr is a terminal)")
 	var tri triageHook
 	tri.addFlags(flags, false)
-	cover := flags.Bool("cover", false, "also print which spec mechanisms the checked configurations exercised, and those never reached (checks every configuration afresh: cached results carry no coverage)")
+	cover := flags.Bool("cover", false, "also print which spec mechanisms the checked configurations exercised, and those never reached, and the value classes of each setting the configurations reached (checks every configuration afresh: cached results carry no coverage)")
 	if code, done := parseFlags(flags, args, stdout); done {
 		return code
 	}
@@ -103,9 +112,29 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 		return exitUsage
 	}
-	if err := validateRunFlags(opts.workers, opts.out, opts.rewrite); err != nil {
+	if err := validateRunFlags(opts.workers, opts.out, opts.rewrite && opts.writeProfile == ""); err != nil {
 		fmt.Fprintf(stderr, "kvcheck sweep: %v\n", err)
 		return exitUsage
+	}
+	var expected *profileFile
+	switch {
+	case opts.expectProfile != "" && opts.writeProfile != "":
+		fmt.Fprintf(stderr, "kvcheck sweep: --expect-profile and --write-profile: give one (compare with a file, or write one)\n")
+		return exitUsage
+	case opts.expectProfile != "":
+		if expected, err = readProfileFile(opts.expectProfile); err != nil {
+			fmt.Fprintf(stderr, "kvcheck sweep: %v\nreproduce: %s\n", err, commandLine(append([]string{"sweep"}, args...)))
+			return exitUsage
+		}
+	case opts.writeProfile != "":
+		if err := preflightProfileFile(opts.writeProfile, opts.rewrite); err != nil {
+			fmt.Fprintf(stderr, "kvcheck sweep: %v; nothing was swept\nreproduce: %s\n", err, commandLine(append([]string{"sweep"}, args...)))
+			return exitUsage
+		}
+	}
+	if opts.profile || expected != nil || opts.writeProfile != "" {
+		opts.profile = true
+		opts.keepGoing = true
 	}
 	rewriteLine := rewriteCommand(append([]string{"sweep"}, args...))
 	if opts.out != "" {
@@ -201,6 +230,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		progress.begin(fmt.Sprintf("kvcheck sweep %s (%s)", v.scenario.Name, v.fixes.Label()))
 		cached := sweep.Run(sv, sp.configs, run, func(r sweep.Record) {
 			part.Records = append(part.Records, r)
+			coverage.addConfig(&sp.configs[r.Index].Config)
 			progress.update(func(elapsed time.Duration) string {
 				return fmt.Sprintf("%d of %d configurations, %d configurations/s, %.1fs", len(part.Records), len(sp.configs), perSecond(len(part.Records), elapsed), elapsed.Seconds())
 			})
@@ -264,6 +294,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(info, "%d configurations checked in %.1fs\n", checkedNow, elapsed.Seconds())
 	}
 	status := reportSweep(results, opts.json, opts.out, opts.rewrite, rewriteLine, "kvcheck sweep", &tri, stdout, stderr)
+	if status != exitUsage && !interrupt.stopped() {
+		// The profile is the verdict here: a violation it pins is expected.
+		if expected != nil {
+			status = expectProfiles(results, expected, "kvcheck sweep", info)
+		} else if opts.writeProfile != "" {
+			status = writeProfiles(opts.writeProfile, results, commandLine(append([]string{"sweep"}, args...)), "kvcheck sweep", info, stderr)
+		}
+	}
 	if coverage != nil {
 		coverage.print(stdout, opts.json, commandName()+" sweep "+strings.Join(args, " "))
 	}

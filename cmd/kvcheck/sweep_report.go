@@ -119,6 +119,9 @@ func printSweepDetails(w io.Writer, r sweep.Report, triageLines []string) {
 	for _, line := range triageLines {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
+	if r.Profile != nil {
+		fmt.Fprintf(w, "  profile: %s\n", r.Profile.Words())
+	}
 	fmt.Fprintf(w, "  reproduce: %s\n", r.Reproduce)
 }
 

@@ -48,6 +48,9 @@ type Report struct {
 	// ClosedBy lists the scenario's other fix sets under which the smallest
 	// counterexample's configuration holds.
 	ClosedBy []string `json:"closed_by,omitempty"`
+	// Profile is the verdict profile over every configuration (profile.go),
+	// kept only when the sweep kept going past its first violation.
+	Profile *Profile `json:"profile,omitempty"`
 	// MissingShards lists the shards merge did not get.
 	MissingShards []string `json:"missing_shards,omitempty"`
 	Reproduce     string   `json:"reproduce"`
@@ -163,6 +166,9 @@ func Fold(parts []Part) (Report, error) {
 		rep.Smallest = &s
 	}
 	rep.Complete = rep.Configurations == rep.Needed && rep.Exhaustive == rep.Configurations
+	if h.KeepGoing {
+		rep.Profile = NewProfile(records, h.Total)
+	}
 	if rep.Result == ResultOK && !rep.Complete {
 		rep.Result = ResultIncomplete
 	}
