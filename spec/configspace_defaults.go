@@ -55,7 +55,7 @@ var defaultRanges = map[string][]string{
 	"host-recompute-fallback": {"target_blocks=8..10", "max_batch_size=2..4"},
 	// pp-eviction-ladder also without the propagation of rank 0's
 	// recompute-paused requests (an INFER setting, PR #15252).
-	"pp-eviction-ladder":      {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8", "pp_propagates_recompute_pause=all"},
+	"pp-eviction-ladder":      {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
 	"overlap-eviction-ladder": {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
 	// prefix-aware-skip also under both reuse policies and without
 	// prefix-aware scheduling (PR #18195's switch).
@@ -89,8 +89,13 @@ var valueClassReasons = map[string]string{
 		"pool size is not varied yet (it would multiply those spaces, the largest pipeline ones, by its range's length)",
 	"target_pool_groups": "not varied yet: the pool-group mechanism (the smallest group binds) is tested by TestPoolGroupsSmallestBinds " +
 		"(realsize_test.go), and for a full-attention cache the binding group acts as a smaller target_blocks, which the sweeps vary",
-	"draft_pool_groups":     "as target_pool_groups, for the draft pool",
-	"deadlock_stall_passes": "not varied yet: 0 is the scaled default threshold (4 stalled passes) at which _detect_deadlock raises; another value moves only when it fires",
+	"draft_pool_groups": "as target_pool_groups, for the draft pool",
+	"deadlock_stall_passes": "the scaled threshold is the checker's stand-in for _DEADLOCK_STALL_ITERS, not a deployment knob: " +
+		"TestDeadlockThresholdKeepsVerdicts checks every built-in variant at twice the default instead, and a sweep would only repeat that",
+	"pp_propagates_recompute_pause": "an INFER about the code, not a deployment knob: true is PR #15252's SerializableSchedulerOutput " +
+		"(later stages pause rank 0's recompute victims); false models code without it, and a default sweep of the real code " +
+		"over false would report that code's raise (pp-history-capacity #1443 in docs/findings.md) as the real code's; " +
+		"--range pp_propagates_recompute_pause=false checks it on purpose",
 }
 
 // DefaultRanges returns the ranges `kvcheck sweep` takes for the scenario
