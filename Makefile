@@ -153,9 +153,10 @@ mutate:
 # skips the sweeps of a mutant check or lin already kill, -gotest also runs
 # go test ./spec per mutant, -workers 1 on a busy machine, -sweep '...'
 # replaces the sweep command (e.g. to add the verdict profiles' flag).
-# Measured: the 41 mutants with -stop-at-first, 2 workers, took about
-# MUTATE_CHECKER_MINUTES minutes here (the full sweep of one copy takes
-# about 3 minutes of 1 core).
+# Measured (shared 2-core machine, -stop-at-first, 2 workers): baseline
+# 2 min 15 s, 25-70 s per mutant check or lin kills, 4-7 min per mutant
+# that reaches the full sweep; 17 mutants took 16 minutes, so the whole
+# list takes roughly 40-60 minutes (docs/soundness.md).
 MUTANTS ?=
 MUTATE_CHECKER_FLAGS ?=
 .PHONY: mutate-checker
