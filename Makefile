@@ -156,6 +156,28 @@ mutate:
 		GOFLAGS=-count=1 KVCHECK_MUTATE=1 $(GREMLINS) unleash $(MUTATE_FLAGS) -S ltc $$out $$excludes $$pkg || exit 1; \
 	done
 
+# mutate-checker: the checker's own mutation score (not in CI): each
+# plausible bug of cmd/mutatechecker/mutants.txt is planted in a copy of
+# the repository, kvcheck is built there, and its answers (check --json of
+# every built-in variant; every scenario's default sweep, --json --no-cache
+# without triage, each variant's whole JSON object minus timing fields; the
+# conformance corpus through lin) are compared with the unmutated
+# baseline: a mutant is killed when any answer differs. Score = killed /
+# non-equivalent (docs/soundness.md, "The checker's mutation score").
+# MUTANTS= selects ids; MUTATE_CHECKER_FLAGS adds flags: -stop-at-first
+# skips the sweeps of a mutant check or lin already kill, -gotest also runs
+# go test ./spec per mutant, -workers 1 on a busy machine, -sweep '...'
+# replaces the sweep command (e.g. to add the verdict profiles' flag).
+# Measured (shared 2-core machine, -stop-at-first, 2 workers): baseline
+# 2 min 15 s, 25-70 s per mutant check or lin kills, 4-7 min per mutant
+# that reaches the full sweep; 17 mutants took 16 minutes, so the whole
+# list takes roughly 40-60 minutes (docs/soundness.md).
+MUTANTS ?=
+MUTATE_CHECKER_FLAGS ?=
+.PHONY: mutate-checker
+mutate-checker:
+	$(GO) run ./cmd/mutatechecker -ids '$(MUTANTS)' $(MUTATE_CHECKER_FLAGS)
+
 # triage-docs: after a spec change, regenerate the repository's transcripts
 # (counterexamples/testdata: every built-in scenario's counterexamples;
 # counterexamples/testdata/sweep: the smallest counterexamples of the default

@@ -50,7 +50,8 @@ const (
 	CacheProbeReuse
 	// CacheUpdateResources is KVCacheManagerV2.update_resources on one
 	// generation request: the resize it calls, or none for a cache that is
-	// not ACTIVE.
+	// not ACTIVE (or, with skip-dummy-update, for the attention-DP dummy);
+	// clamp-capacity raises a new capacity below the history to it.
 	CacheUpdateResources
 	// CacheTryAllocateGeneration is KVCacheManagerV2.try_allocate_generation.
 	CacheTryAllocateGeneration
@@ -58,7 +59,8 @@ const (
 	// KVCacheManagerV2.revert_allocate_generation.
 	CacheRevertAllocateGeneration
 	// CachePrepareDraftResources is _prepare_draft_resources on one batch
-	// entry of a draft pool.
+	// entry of a draft pool; record-draft-lens records the generation
+	// growth, defer-draft-mirror turns a refusal's raise into {"ok": false}.
 	CachePrepareDraftResources
 	// CacheAdmitMirror is KVCacheManagerV2.admit_mirror on a draft pool.
 	CacheAdmitMirror
@@ -171,7 +173,10 @@ func (sp *Spec) InitialPool(r uint8, p PoolKind) PoolModel {
 // and returns what the real call returns. It reports false when the model
 // has no such step at all: a create under an ID whose cache is still open,
 // a rank or pool the configuration does not have, or a count outside
-// 0..MaxRealTokens.
+// 0..MaxRealTokens. The fixes of sp that change a step it models apply
+// here (clamp-capacity, skip-dummy-update, record-draft-lens,
+// defer-draft-mirror); those that change a size (draft-dummy-slots,
+// equal-stage-pools) apply through sp's configuration.
 func (sp *Spec) ApplyPoolOp(m *PoolModel, r uint8, p PoolKind, op CacheOp) (CacheResult, bool) {
 	if r >= sp.Config.Ranks || op.ID >= MaxIDs || p >= numPools || !sp.Config.hasPool(r, p) || !op.inRange() {
 		return CacheResult{}, false
@@ -214,6 +219,11 @@ func (sp *Spec) ApplyPoolOp(m *PoolModel, r uint8, p PoolKind, op CacheOp) (Cach
 	case CacheProbeReuse:
 		return CacheResult{OK: true, Value: int(c.reuse(op.ID, uint32(op.Tokens), -1))}, true
 	case CacheUpdateResources:
+		if op.ID == dummyID && sp.Fixes.Has(FixSkipDummyUpdate) {
+			// FixSkipDummyUpdate: update_resources skips the attention-DP
+			// dummy (ATTENTION_DP_DUMMY_REQUEST_ID) and calls no resize.
+			return CacheResult{OK: true}, true
+		}
 		u := op.Update
 		u.Clamp = sp.Fixes.Has(FixClampCapacity)
 		call, raise := c.updateGeneration(op.ID, u)
@@ -229,6 +239,13 @@ func (sp *Spec) ApplyPoolOp(m *PoolModel, r uint8, p PoolKind, op CacheOp) (Cach
 		e.Record = sp.Fixes.Has(FixRecordDraftLens)
 		made := c.mirror(op.ID, incarnation, false, 0)
 		out := c.prepareDraftEntry(op.ID, made, e)
+		if out.Refusal && sp.Fixes.Has(FixDeferDraftMirror) {
+			// FixDeferDraftMirror (PR #19231): the refusal defers the
+			// request instead of raising; the mirror stays as the refused
+			// resume or resize left it, and the target's revert is an
+			// operation on the target pool.
+			return CacheResult{Resize: out.Resize}, true
+		}
 		return CacheResult{OK: out.Raise == ErrNone, Resize: out.Resize, Raise: formatError(out.Raise, op.ID, out.Value)}, true
 	case CacheAdmitMirror:
 		return CacheResult{OK: c.mirror(op.ID, incarnation, false, 0) && c.resume(op.ID)}, true

@@ -209,6 +209,12 @@ func TestLinAcceptsEmittedAndRejectsCorrupted(t *testing.T) {
 	if code, _, errOut := runKvcheck("lin", missing); code != exitUsage || !strings.Contains(errOut, missing+`:2: missing "call"`) {
 		t.Errorf("missing field: exit %d %s", code, errOut)
 	}
+	unknownFix := filepath.Join(dir, "unknown-fix.jsonl")
+	os.WriteFile(unknownFix, []byte(`{"kvcheck_history": 1, "scenario": "draft-admission", "fixes": ["clamp-capasity"]}`+"\n"+`{"rank":0,"pool":"draft","request":1,"op":"resume","result":{"ok":true},"call":1,"return":2}`+"\n"), 0o644)
+	if code, _, errOut := runKvcheck("lin", unknownFix); code != exitUsage || !strings.Contains(errOut, unknownFix+`:1: header: fixes: unknown fix "clamp-capasity"; valid fixes: `) ||
+		!strings.Contains(errOut, "clamp-capacity") || !strings.HasSuffix(strings.TrimSpace(errOut), "reproduce: go run ./cmd/kvcheck lin "+unknownFix) {
+		t.Errorf("unknown fix: exit %d %s", code, errOut)
+	}
 }
 
 // TestExplainNamesAConfigScenario: the page of a --config check's

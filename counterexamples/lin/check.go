@@ -40,13 +40,13 @@ func specFor(h *History, scenario string) (*spec.Spec, error) {
 		}
 		var err error
 		if fixes, err = spec.ParseFixes(h.Header.Fixes); err != nil {
-			return nil, &InputError{h.File, 1, fmt.Sprintf("header: fixes: %v", err)}
+			return nil, &InputError{h.File, h.Header.Line, fmt.Sprintf("header: fixes: %v", err)}
 		}
 	}
 	if text != "" {
 		cfg, err := spec.ParseRealConfig(spec.Config{}, text)
 		if err != nil {
-			return nil, &InputError{h.File, 1, fmt.Sprintf("header: config: %v", err)}
+			return nil, &InputError{h.File, h.Header.Line, fmt.Sprintf("header: config: %v", err)}
 		}
 		return spec.NewModel(cfg, fixes)
 	}

@@ -38,6 +38,15 @@ type Header struct {
 	Source *Source `json:"source,omitempty"`
 	Expect string  `json:"expect,omitempty"`
 	Reason string  `json:"reason,omitempty"`
+	// Derived says how a history of the fix corpus (conformance/fixes)
+	// was derived: which operation of the fixed code it records, where no
+	// TensorRT-LLM test asserts it. ExpectWithoutFixes is the verdict
+	// ("agree" or "disagree") of the same history against the real code,
+	// which such a case must differ in.
+	Derived            string `json:"derived,omitempty"`
+	ExpectWithoutFixes string `json:"expect_without_fixes,omitempty"`
+	// Line is the 1-based line of the header in its file (not in JSON).
+	Line int `json:"-"`
 }
 
 // Source is the TensorRT-LLM unit test a history encodes: its file, the
@@ -144,6 +153,7 @@ func Parse(file string, r io.Reader) (*History, error) {
 			if err != nil {
 				return nil, fail("%v", err)
 			}
+			hdr.Line = line
 			h.Header = hdr
 			continue
 		}
@@ -195,8 +205,15 @@ func parseHeader(fields map[string]json.RawMessage) (*Header, error) {
 			}
 		case "reason":
 			err = json.Unmarshal(raw, &hdr.Reason)
+		case "derived":
+			err = json.Unmarshal(raw, &hdr.Derived)
+		case "expect_without_fixes":
+			err = json.Unmarshal(raw, &hdr.ExpectWithoutFixes)
+			if err == nil && hdr.ExpectWithoutFixes != "agree" && hdr.ExpectWithoutFixes != "disagree" {
+				err = fmt.Errorf("%q; expected \"agree\" or \"disagree\"", hdr.ExpectWithoutFixes)
+			}
 		default:
-			return nil, fmt.Errorf("header: unknown field %q; expected kvcheck_history, scenario, config, fixes, source, expect, reason", key)
+			return nil, fmt.Errorf("header: unknown field %q; expected kvcheck_history, scenario, config, fixes, source, expect, reason, derived, expect_without_fixes", key)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("header: %s: %v", key, err)
