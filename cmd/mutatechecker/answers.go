@@ -145,6 +145,10 @@ func Compute(root string, opt Options, base *Answers) (*Answers, error) {
 	}
 	if !(opt.SkipSweepWhenKilled && base != nil && (differs(a.Check, base.Check) || !sameMap(a.Lin, base.Lin))) {
 		for _, args := range opt.SweepArgs {
+			if opt.SkipSweepWhenKilled && base != nil && len(a.Sweep) > 0 &&
+				(len(base.Sweep) < len(a.Sweep) || differs(a.Sweep, base.Sweep[:len(a.Sweep)])) {
+				break // an earlier (cheaper) sweep already differs
+			}
 			out, errOut, code := run(root, opt.Timeout, "./kvcheck", args...)
 			a.Sweep = append(a.Sweep, "$ kvcheck "+strings.Join(args, " "))
 			a.Sweep = append(a.Sweep, normalizeJSONLines(out, root)...)

@@ -20,12 +20,51 @@ import (
 	"time"
 )
 
-// sweepDefault is the sweep run for answer (b): every built-in scenario's
-// default sweep, each variant's JSON object. Triage is left out (it
-// re-checks a violation at larger sizes and matches it against the known
-// ones: a reading of the same answer, and most of the sweep's cost);
-// -sweep replaces it, e.g. to add the verdict profiles' flag.
+// sweepDefault is the second sweep run for answer (b): every built-in
+// scenario's default sweep, each variant's JSON object (its smallest
+// counterexample). Triage is left out (it re-checks a violation at larger
+// sizes and matches it against the known ones: a reading of the same
+// answer, and most of the sweep's cost); -sweep replaces both sweeps.
 const sweepDefault = "sweep --json --no-cache --workers 1 --triage=false"
+
+// pinnedProfiles is the file whose "# written by:" line names the sweep
+// TestPinnedSweepProfiles pins: the first sweep of answer (b), run with
+// --json, is that command, so each of its variants' verdict profile (every
+// configuration of the small default sweeps) is compared, not only the
+// smallest counterexample.
+const pinnedProfiles = "cmd/kvcheck/testdata/sweep-profiles.txt"
+
+// profileSweep reads the sweep pinnedProfiles was written by, less its
+// --write-profile and --rewrite, plus --json and one worker.
+func profileSweep(root string) (string, error) {
+	path := filepath.Join(root, pinnedProfiles)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		rest, ok := strings.CutPrefix(line, "# written by: go run ./cmd/kvcheck ")
+		if !ok {
+			continue
+		}
+		var keep []string
+		fields := strings.Fields(rest)
+		for j := 0; j < len(fields); j++ {
+			switch fields[j] {
+			case "--write-profile":
+				j++
+			case "--rewrite":
+			default:
+				keep = append(keep, fields[j])
+			}
+		}
+		if len(keep) == 0 || keep[0] != "sweep" {
+			return "", fmt.Errorf("%s:%d: the written-by line names no kvcheck sweep", pinnedProfiles, i+1)
+		}
+		return strings.Join(append(keep, "--json", "--workers", "1"), " "), nil
+	}
+	return "", fmt.Errorf("%s: no \"# written by: go run ./cmd/kvcheck sweep ...\" line", pinnedProfiles)
+}
 
 func main() { os.Exit(run0(os.Args[1:], os.Stdout, os.Stderr)) }
 
@@ -37,7 +76,7 @@ func run0(args []string, stdout, stderr io.Writer) int {
 	workers := flags.Int("workers", 2, "mutants checked in parallel")
 	goTest := flags.Bool("gotest", false, "also record whether go test ./spec kills each mutant (slow)")
 	var sweeps multiFlag
-	flags.Var(&sweeps, "sweep", "a kvcheck sweep command line for answer (b) (repeatable; default: \""+sweepDefault+"\"; \"none\" for no sweep)")
+	flags.Var(&sweeps, "sweep", "a kvcheck sweep command line for answer (b) (repeatable; default: the sweep "+pinnedProfiles+" was written by, with --json, then \""+sweepDefault+"\"; \"none\" for no sweep)")
 	timeout := flags.Duration("timeout", 20*time.Minute, "bound on each command; a command past it counts as a changed answer")
 	stopEarly := flags.Bool("stop-at-first", false, "skip the sweeps of a mutant check or lin already kill (faster; the table then says 'not run')")
 	repo := flags.String("repo", ".", "the repository to copy (its git-tracked files)")
@@ -66,7 +105,12 @@ func run0(args []string, stdout, stderr io.Writer) int {
 	}
 	opt := Options{GoTest: *goTest, Timeout: *timeout, SkipSweepWhenKilled: *stopEarly}
 	if len(sweeps) == 0 {
-		sweeps = multiFlag{sweepDefault}
+		first, err := profileSweep(*repo)
+		if err != nil {
+			fmt.Fprintf(stderr, "mutatechecker: %v\n%s\n", err, reproduce)
+			return 2
+		}
+		sweeps = multiFlag{first, sweepDefault}
 	}
 	for _, s := range sweeps {
 		if s != "none" {

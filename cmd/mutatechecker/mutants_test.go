@@ -126,3 +126,19 @@ func TestJudge(t *testing.T) {
 		t.Errorf("equivalent: %+v", r)
 	}
 }
+
+// TestProfileSweepFromPinnedFile: the first sweep of answer (b) is the one
+// the pinned profiles were written by, with --json and without writing.
+func TestProfileSweepFromPinnedFile(t *testing.T) {
+	got, err := profileSweep("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got, "sweep --scenario ") || !strings.Contains(got, " --profile ") || !strings.HasSuffix(got, " --json --workers 1") ||
+		strings.Contains(got, "--write-profile") || strings.Contains(got, "--rewrite") {
+		t.Errorf("profile sweep %q", got)
+	}
+	if _, err := profileSweep(t.TempDir()); err == nil {
+		t.Error("a repository without the pinned file gives a sweep")
+	}
+}
