@@ -2,18 +2,14 @@ package spec
 
 import (
 	"flag"
-	"os"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/kvcheck/kvcheck/model"
 )
 
-var updateCoverage = flag.Bool("update-coverage", false, "rewrite testdata/coverage.golden from the built-in scenarios")
-
-const coverageGolden = "testdata/coverage.golden"
+var updateCoverage = flag.Bool("update-coverage", false, "rewrite the coverage lines of "+scenarioPinsFile+" from the built-in scenarios")
 
 // coverageByScenario caches scenarioCoverage: two tests read it.
 var coverageByScenario sync.Map
@@ -47,27 +43,28 @@ func scenarioCoverage(t *testing.T, sc *Scenario) []string {
 
 // TestCoverageNotLost fails when a mechanism some built-in scenario used
 // to reach is no longer reached (or a scenario reaches a new one, so the
-// pin stays exact). The pins are testdata/coverage.golden, one
-// "scenario kind name" per line.
+// pin stays exact). The pins are the coverage lines of scenarioPinsFile,
+// one per scenario.
 func TestCoverageNotLost(t *testing.T) {
 	var got []string
+	byScenario := map[string][]string{}
 	for _, sc := range Scenarios() {
-		for _, m := range scenarioCoverage(t, sc) {
+		byScenario[sc.Name] = scenarioCoverage(t, sc)
+		for _, m := range byScenario[sc.Name] {
 			got = append(got, sc.Name+" "+m)
 		}
 	}
 	sort.Strings(got)
 	if *updateCoverage {
-		if err := os.WriteFile(coverageGolden, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeScenarioPins(t, loadScenarioPins(t), byScenario)
 		return
 	}
-	data, err := os.ReadFile(coverageGolden)
-	if err != nil {
-		t.Fatalf("%v\nreproduce: go test ./spec -run TestCoverageNotLost -update-coverage", err)
+	var want []string
+	for name, cov := range loadCoveragePins(t) {
+		for _, m := range cov {
+			want = append(want, name+" "+m)
+		}
 	}
-	want := strings.Split(strings.TrimSpace(string(data)), "\n")
 	have := map[string]bool{}
 	for _, g := range got {
 		have[g] = true

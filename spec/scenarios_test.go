@@ -38,7 +38,7 @@ func TestScenarioPins(t *testing.T) {
 		})
 	}
 	if *updatePins {
-		writeScenarioPins(t, measured)
+		writeScenarioPins(t, measured, loadCoveragePins(t))
 	}
 }
 
