@@ -40,7 +40,7 @@ var scenarioOrder = []string{
 func scenarioNames() []string {
 	names := slices.Clone(scenarioOrder)
 	for _, name := range scenarioFileNames() {
-		if !slices.Contains(scenarioFileNames(), name) {
+		if !slices.Contains(scenarioOrder, name) {
 			names = append(names, name)
 		}
 	}
