@@ -196,7 +196,11 @@ func ensureImport(path, pkg string) error {
 // pasteRow puts the scenario's row of `kvcheck list --markdown` after the
 // last row of docs/history-bugs.md's scenario table.
 func pasteRow(dir string) error {
-	cmd := exec.Command(filepath.Join(dir, "kvcheck"), "list", "--markdown")
+	bin, err := filepath.Abs(filepath.Join(dir, "kvcheck"))
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(bin, "list", "--markdown")
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("kvcheck list --markdown: %v", err)
