@@ -201,3 +201,30 @@ triage-docs:
 	-$(RUN_KVCHECK) sweep --scenario pp-history-capacity --fix none --out $(SWEEP_OUT) --rewrite > /dev/null
 	-$(RUN_KVCHECK) sweep --scenario pp-history-capacity --fix none --invariant no-crash-on-refusal --out $(SWEEP_OUT) --rewrite > /dev/null
 	$(RUN_KVCHECK) triage $(addprefix --docs ,$(TRIAGE_DOCS))
+
+# history-bug-template: issue 23's measure of "one declaration per
+# concept". In a scratch copy of the repository (its tracked files as they
+# are in this checkout) it adds the synthetic historical bug of
+# cmd/historybug (docs/history-bugs.md, "Adding one"), regenerates what a
+# new bug regenerates (transcripts, pins, the triage block, the scenario
+# table row) with the commands the walkthrough gives, checks that the bug
+# gives its counterexample and its fix closes it, runs the tests of the
+# packages it touches, and counts the files git status shows touched: at
+# most 8 (not in CI: a few minutes; TestTemplateApplies is the cheap test).
+HISTORY_BUG_TESTS ?= ./spec/ ./counterexamples/ ./cmd/kvcheck/ ./cmd/internal/triage/
+.PHONY: history-bug-template
+history-bug-template:
+	@set -e; tmp=$$(mktemp -d); echo "scratch copy: $$tmp"; \
+	git ls-files -z | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C $$tmp; \
+	cd $$tmp; git init -q; git add -A; git -c user.name=historybug -c user.email=historybug@localhost commit -qm base; \
+	touch .historybug-scratch; \
+	$(GO) run ./cmd/historybug -apply .; gofmt -w spec; \
+	$(GO) build -o kvcheck ./cmd/kvcheck; \
+	./kvcheck check --scenario synthetic-send-raise --out counterexamples/testdata --rewrite; \
+	$(GO) test ./spec/ -run '^TestScenarioPins$$' -update-pins > /dev/null; \
+	$(GO) test ./spec/ -run '^TestCoverageNotLost$$' -update-coverage > /dev/null; \
+	$(GO) run ./cmd/historybug -row .; \
+	./kvcheck triage --docs docs/history-bugs.md; \
+	./kvcheck check --scenario synthetic-send-raise | head -4; \
+	$(GO) test $(HISTORY_BUG_TESTS); \
+	$(GO) run ./cmd/historybug -count .

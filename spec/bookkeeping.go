@@ -21,13 +21,11 @@ const (
 
 // bookkeepingInvariants returns the bookkeeping invariants, in the order
 // Invariants lists them.
-func (sp *Spec) bookkeepingInvariants() []model.Invariant[State] {
-	return []model.Invariant[State]{
-		{
-			Name:  InvBatchLimits,
-			Doc:   "a scheduled batch holds at most max_batch_size requests and max_num_tokens tokens (KVCacheV2Scheduler's BudgetTracker; attention-DP pads are outside the budget)",
-			Check: sp.checkBatchLimits,
-		},
+func (sp *Spec) bookkeepingInvariants() []invariantDecl {
+	return []invariantDecl{
+		whole(InvBatchLimits,
+			"a scheduled batch holds at most max_batch_size requests and max_num_tokens tokens (KVCacheV2Scheduler's BudgetTracker; attention-DP pads are outside the budget)",
+			PORStable, sp.checkBatchLimits),
 		sp.byRank(InvRecordsCleared,
 			"an _allocated_draft_lens entry lives only while the batch that recorded it awaits its update_resources (popped there or by revert_allocate_generation)",
 			sp.checkRecordsCleared),

@@ -29,12 +29,12 @@ var (
 	brAllocGenResumes      = newBranch("allocate-generation-resumes", "KVCacheManagerV2.try_allocate_generation: a SUSPENDED cache is resumed before growing")
 	brAllocGenRefused      = newBranch("allocate-generation-refused", "KVCacheManagerV2.try_allocate_generation: resume or growth refused, returns False")
 	brRevertGeneration     = newBranch("revert-allocate-generation", "KVCacheManagerV2.revert_allocate_generation: shrink by the recorded 1 + draft slots")
-	brRevertGenNotActive   = newBranch("revert-generation-not-active", "KVCacheManagerV2.revert_allocate_generation: entry popped but the cache is not ACTIVE, no shrink")
+	brRevertGenNotActive   = newBranch("revert-generation-not-active", "KVCacheManagerV2.revert_allocate_generation: entry popped but the cache is not ACTIVE, no shrink", "not yet reached: needs a veto or defer of a generation request whose cache was suspended")
 	brSettleReusedCursor   = newBranch("settle-reused-cursor", "KVCacheManagerV2._settle_context_cursor: set_prepopulated_prompt_len moves the cursor to the reused depth")
 	brDraftViewLags        = newBranch("draft-view-lags-settle", "LlmRequest::setPrepopulatedPromptLen moves only the target cursor (DraftViewLagByReuse)")
 	brResizeContextRefused = newBranch("resize-context-refused", "KVCacheManagerV2.resize_context: growth refused, a first chunk is suspended")
 	brRevertContextShrink  = newBranch("revert-context-shrink", "KVCacheManagerV2.revert_allocate_context: shrink back to py_ctx_pre_resize_cap")
-	brRevertContextDrop    = newBranch("revert-context-drop", "KVCacheManagerV2.revert_allocate_context: history passed the old capacity, the cache is freed and the cursor rewound")
+	brRevertContextDrop    = newBranch("revert-context-drop", "KVCacheManagerV2.revert_allocate_context: history passed the old capacity, the cache is freed and the cursor rewound", "not yet reached: needs a context revert after the history passed the pre-resize capacity")
 	brMirrorCreated        = newBranch("mirror-created", "KVCacheManagerV2._mirror_draft_kv_cache: a new draft mirror, tokens=None and stop_committing")
 	brMirrorReuseLookup    = newBranch("mirror-reuse-lookup", "fix mirror-reuse: the mirror looks up the radix tree like the primary")
 	brAdmitMirror          = newBranch("admit-mirror", "KVCacheManagerV2.admit_mirror (00746ef) from KVCacheV2Scheduler._admit_unpaired_draft")
@@ -49,21 +49,21 @@ var (
 	brGenTokenBudgetStop        = newBranch("generation-token-budget-stop", "_try_schedule_generation: 1 + draft tokens exceed max_num_tokens, STOP")
 	brEvictForGeneration        = newBranch("evict-for-generation", "_try_evict_for_gen: a started ACTIVE victim from the tail is suspended")
 	brRecomputePauseVictim      = newBranch("recompute-pause-for-generation", "_try_recompute_pause_for_gen: a started victim's caches are freed (_recompute_pause_request)")
-	brRecomputePauseEvicted     = newBranch("recompute-pause-evicted-fallback", "_try_recompute_pause_for_gen: no candidate left, an evicted request is paused (can_evict)")
+	brRecomputePauseEvicted     = newBranch("recompute-pause-evicted-fallback", "_try_recompute_pause_for_gen: no candidate left, an evicted request is paused (can_evict)", "unreachable in the modeled scheduler: with can_evict the scan already takes every evicted request that is a candidate, and an evicted request at or past the recompute frontier would have been taken before the victim that set the frontier (evictable requests are started, so candidates); the fallback can only fire for candidates the spec does not model (multimodal generation requests)")
 	brRecomputePauseEvictedScan = newBranch("recompute-pause-evicted-victim", "_try_recompute_pause_for_gen: with can_evict the scan pauses a request this pass evicted")
 	brGenerationSuspends        = newBranch("generation-suspends-itself", "_try_schedule_generation: the request cannot grow, suspends itself and stops the phase")
 	brNoChunkBudget             = newBranch("context-chunk-budget-exhausted", "_has_context_chunk_budget: less than a chunk unit of token budget left")
-	brCertainlyBlocked          = newBranch("pending-context-certainly-blocked", "_pending_ctx_certainly_blocked (00746ef): the suspended mirror's pool is above the resume gate")
+	brCertainlyBlocked          = newBranch("pending-context-certainly-blocked", "_pending_ctx_certainly_blocked (00746ef): the suspended mirror's pool is above the resume gate", "not yet reached by a built-in scenario or sweep: the random pipeline configuration of docs/soundness.md (00746ef, joint-admission) reaches it only past an in-flight-caches-active violation after 11 steps (rank 0 suspends a request whose first chunk is still in flight); with --skip-invariant in-flight-caches-active the search is complete and reaches it")
 	brContextPrepareFailed      = newBranch("context-prepare-failed", "_prepare_context_pair returned False")
 	brNonFinalChunk             = newBranch("context-non-final-chunk", "_try_schedule_context_chunked: a chunk short of the prompt, rounded down to chunk_unit_size")
-	brChunkRoundsToZero         = newBranch("context-chunk-rounds-to-zero", "_try_schedule_context_chunked: the rounded chunk is 0, SKIP")
+	brChunkRoundsToZero         = newBranch("context-chunk-rounds-to-zero", "_try_schedule_context_chunked: the rounded chunk is 0, SKIP", "the scenarios' max_num_tokens leaves either nothing or a whole chunk unit")
 	brUnchunkedOverBudget       = newBranch("context-unchunked-over-budget", "_try_schedule_context without chunking: the prompt exceeds the token budget, STOP")
 	brContextAllocFailed        = newBranch("context-allocation-failed", "_try_allocate_context returned False")
 	brPreemptForPages           = newBranch("preempt-for-pages", "_try_preempt_for_pages: a started request not in this pass is freed and recompute-paused")
 	brFirstChunkDropped         = newBranch("first-chunk-dropped", "_try_schedule_context (PR #19202, 00746ef): an unscheduled first chunk frees its caches and rewinds its cursor")
 	brFirstChunkSuspended       = newBranch("first-chunk-suspended", "_try_schedule_context (v1.3.0rc25, before PR #19202): an unscheduled first chunk is only suspended")
 	brReusedThenChunks          = newBranch("reused-prefix-then-chunks", "_try_schedule_context_chunked: a later chunk of a request that reused a prefix")
-	brPairedReuseCapped         = newBranch("paired-reuse-claim-capped", "_prepare_context_pair (paired): the shallower pool's match caps the other's claim")
+	brPairedReuseCapped         = newBranch("paired-reuse-claim-capped", "_prepare_context_pair (paired): the shallower pool's match caps the other's claim", "reachable (paired-draft-reuse with a fourth request of family 1 sharing request 1's two blocks: the draft pool drops a tree block the target keeps, so the joint claim is capped) but kept out of the built-in scenarios: kvcheck lin's sequential pool model creates a cache at the whole prompt's reuse depth, so it cannot reproduce a capped claim and TestSpecEmittedHistoriesAreLinearizable fails on it (spec.ApplyPoolOp's CacheCreate would need the claim limit)")
 	brPairedDraftFailed         = newBranch("paired-draft-prepare-failed", "_prepare_context_pair (paired): prepare_context_cache on the draft failed, both suspended")
 	brContextDraftReverted      = newBranch("context-draft-refusal-reverts", "_try_allocate_context: the draft side refused, the target growth is reverted")
 	brGenerationPairRevert      = newBranch("generation-draft-refusal-reverts", "_try_allocate_generation: the draft side refused, the target growth is reverted")
@@ -82,7 +82,7 @@ var (
 	brRecordDraftLens     = newBranch("record-draft-lens", "fix record-draft-lens (PR #19120): the mirror's growth is recorded in _allocated_draft_lens")
 	brDeferDraftMirror    = newBranch("defer-draft-mirror", "fix defer-draft-mirror (PR #19231): a refused mirror defers the request")
 	brDeferFromMiddle     = newBranch("defer-from-middle-of-batch", "fix defer-draft-mirror: the deferred entry is followed by others in the batch")
-	brDeferDropsMirror    = newBranch("defer-drops-mirror", "fix defer-draft-mirror: revert_allocate_context freed the target, so the mirror goes too")
+	brDeferDropsMirror    = newBranch("defer-drops-mirror", "fix defer-draft-mirror: revert_allocate_context freed the target, so the mirror goes too", "not yet reached: needs a deferred context request whose history passed its pre-resize capacity")
 )
 
 // update.go: update_context_resources and update_resources.
@@ -90,9 +90,9 @@ var (
 	brContextEndCommit   = newBranch("context-end-commit", "update_context_resources: the prompt is done, try_commit_blocks and stop_committing")
 	brUpdateRecorded     = newBranch("update-rewinds-recorded-width", "update_resources: _allocated_draft_lens holds the width to rewind")
 	brUpdateRewinds      = newBranch("update-rewinds-unused-drafts", "update_resources: capacity - (allocated - accepted) shrinks the cache")
-	brUpdateKeepCapacity = newBranch("update-keeps-capacity", "update_resources: GENERATION_COMPLETE or CONTEXT_INIT, capacity=None")
+	brUpdateKeepCapacity = newBranch("update-keeps-capacity", "update_resources: GENERATION_COMPLETE or CONTEXT_INIT, capacity=None", "unreachable in the modeled loops: every loop terminates GENERATION_COMPLETE requests before update_resources, and a recompute-paused request's caches are freed in the pass that picks it, before LlmRequest::pause makes it CONTEXT_INIT (in the overlap loop too, which defers only the pause)")
 	brUpdateClamp        = newBranch("clamp-capacity", "fix clamp-capacity (PR #19120): new_capacity raised to the history")
-	brUpdateSkipDummy    = newBranch("skip-dummy-update", "fix skip-dummy-update: update_resources skips a dummy request")
+	brUpdateSkipDummy    = newBranch("skip-dummy-update", "fix skip-dummy-update: update_resources skips a dummy request", "only adp-dummy-leak runs skip-dummy-update, and its leak is reported before a dummy reaches update_resources")
 )
 
 // sample.go, executor.go: the sampler, terminations, environment.
@@ -105,7 +105,7 @@ var (
 	brDisaggReceived              = newBranch("disagg-kv-received", "KV transfer done: the request leaves DISAGG_GENERATION_TRANS_IN_PROGRESS for DISAGG_GENERATION_TRANS_COMPLETE")
 	brDisaggGenInitSuspends       = newBranch("disagg-gen-init-suspends", "prepare_disagg_gen_init: a failed resize suspends the cache, which keeps its IndexMapper slot and pages")
 	brChunkCommit                 = newBranch("context-chunk-commit", "update_context_resources under ALL_REUSABLE: a publishing cache commits its blocks after a chunk that does not end the prompt")
-	brContextUpdateSkipsSuspended = newBranch("context-update-skips-suspended", "update_context_resources skips a context entry whose cache was suspended after it was scheduled; its history lags the cursor")
+	brContextUpdateSkipsSuspended = newBranch("context-update-skips-suspended", "update_context_resources skips a context entry whose cache was suspended after it was scheduled; its history lags the cursor", "reached by no built-in scenario: the skip needs a cache suspended after its chunk was scheduled and before update_context_resources sees it, a window only the pipeline loop has (the overlap loop updates the current batch's context in its forward, the other loop right after it); docs/examples/pp-cursor-history.txt reaches it under joint-admission with no violation (kvcheck check --config docs/examples/pp-cursor-history.txt --fix joint-admission --cover); with a host tier the same suspension is what in-flight-caches-active reports")
 	brBudgetAfterReuse            = newBranch("context-budget-after-reuse", "_try_schedule_context: the reuse lookup shortened what the chunk's token budget counts")
 	brPrefixSkip                  = newBranch("prefix-aware-skip", "phase 2: a first chunk whose first new block another request contributes this iteration is deferred (deferred_behind_contributor)")
 	brForwardOverSuspended        = newBranch("forward-over-suspended-cache", "a forward runs a request whose KV cache on this rank is suspended (stale page indices)")
@@ -117,7 +117,7 @@ var (
 	brPassImmediate               = newBranch("scheduler-pass-immediate-check", "v1.3.0rc25's inline check holds on this pass: nothing scheduled, evicted or paused, none in flight, a generation candidate")
 	brDeadlockStall               = newBranch("scheduler-stalled-pass", "_detect_deadlock: a pass with candidates made no progress and nothing exempts it (_stalled_schedules += 1)")
 	brDeadlockWarns               = newBranch("scheduler-stall-warning", "_detect_deadlock after PR #19181: a stalled pass is only counted and warned about")
-	brDeadlockImmediate           = newBranch("scheduler-deadlock-immediate", "v1.3.0rc25's inline check: a pass scheduled nothing while a generation request waits")
+	brDeadlockImmediate           = newBranch("scheduler-deadlock-immediate", "v1.3.0rc25's inline check: a pass scheduled nothing while a generation request waits", "v1.3.0rc25's inline check raises on the pass it fires in, and no modeled fix closes it: overlap-eviction-ladder's configuration at v1.3.0rc25 reaches it (kvcheck check --config: at step 43 a pass stalls while request 1's last token is in flight, a stall 00746ef's count outlives), and so does the configuration of raise scheduler-deadlock at v1.3.0rc25; a built-in scenario whose real code breaks an invariant needs a fix set (TestEveryScenarioHasItsFixes), and the check's successor is a version, not a fix")
 	brContextDummy                = newBranch("adp-context-dummy", "_pad_attention_dp_dummy_request: a context-only arrival made the pad dummy a one-token context dummy (_update_adp_dummy_role)")
 	brDummyNotLast                = newBranch("adp-dummy-not-last", "_update_request_states_tp: a request arrived after the dummy, so it is not active_requests[-1] and stays")
 	brArrivalWaits                = newBranch("adp-arrival-waits", "the ADP router holds an arrival while its rank is at max_num_active_requests (get_from_waiting_queue)")
@@ -134,7 +134,7 @@ var (
 	brPadPostSchedule  = newBranch("adp-post-schedule-dummy", "_pad_empty_attention_dp_batch: an empty batch is padded with a dummy")
 	brPadAtMaxActive   = newBranch("adp-pad-refused-max-active", "_pad_empty_attention_dp_batch: at max_num_active_requests, no pad")
 	brAddDummyFailed   = newBranch("adp-add-dummy-failed", "KVCacheManagerV2.add_dummy_requests returned None")
-	brPadNoKVCapacity  = newBranch("adp-pad-no-kv-capacity", "_has_adp_dummy_kv_capacity: the pool cannot hold the dummy, no pad")
+	brPadNoKVCapacity  = newBranch("adp-pad-no-kv-capacity", "_has_adp_dummy_kv_capacity: the pool cannot hold the dummy, no pad", "unreachable in a configuration whose pool can hold any request: _has_adp_dummy_kv_capacity is static at 00746ef (clamp_max_seq_len_for_mem of the whole GPU pool), so it refuses only a pool of fewer tokens than the dummy's 1 + max_draft_len plus extra and reserve; a full pool is found by add_dummy_requests (adp-add-dummy-failed). Kept to mirror the real check; adp-veto-growth's default sweep no longer reaches it")
 	brVeto             = newBranch("can-queue-veto", "_can_queue: an empty rank vetoes the forward of a rank with work")
 	brVetoRevertsGrown = newBranch("veto-reverts-generation-growth", "_revert_gen_alloc: a vetoed generation request gives back its grown capacity")
 	brDummyRollback    = newBranch("adp-dummy-rollback", "_finalize_adp_dummy_allocation: the vetoed pending dummy is freed")
@@ -148,40 +148,6 @@ var (
 // pipeline.go: the pipeline loop.
 var (
 	brStageActivates    = newBranch("pp-stage-activates-requests", "_executor_loop_pp: a later stage activates the requests rank 0 had fetched")
-	brStageChunkDiffers = newBranch("pp-stage-local-chunk-differs", "_executor_loop_pp: a later stage's own context_chunk_size differs from rank 0's")
+	brStageChunkDiffers = newBranch("pp-stage-local-chunk-differs", "_executor_loop_pp: a later stage's own context_chunk_size differs from rank 0's", "pp-stage-divergence's real code fails before a stage's chunk size differs; pp-forward-over-suspended's configuration at max_util_for_resume=50 reaches it under equal-stage-pools (kvcheck check --config --cover)")
 	brStageHandles      = newBranch("pp-handle-executed-batch", "_executor_loop_pp: _handle_executed_batch on an executed micro-batch")
 )
-
-// coverageExceptions names each mechanism no built-in scenario reaches,
-// keyed "kind name", with the reason. TestEveryMechanismReachedOrExcused
-// keeps it exact: a mechanism reached again must leave this list.
-var coverageExceptions = map[string]string{
-	"branch recompute-pause-evicted-fallback":  "unreachable in the modeled scheduler: with can_evict the scan already takes every evicted request that is a candidate, and an evicted request at or past the recompute frontier would have been taken before the victim that set the frontier (evictable requests are started, so candidates); the fallback can only fire for candidates the spec does not model (multimodal generation requests)",
-	"branch context-chunk-rounds-to-zero":      "the scenarios' max_num_tokens leaves either nothing or a whole chunk unit",
-	"branch paired-reuse-claim-capped":         "reachable (paired-draft-reuse with a fourth request of family 1 sharing request 1's two blocks: the draft pool drops a tree block the target keeps, so the joint claim is capped) but kept out of the built-in scenarios: kvcheck lin's sequential pool model creates a cache at the whole prompt's reuse depth, so it cannot reproduce a capped claim and TestSpecEmittedHistoriesAreLinearizable fails on it (spec.ApplyPoolOp's CacheCreate would need the claim limit)",
-	"branch context-update-skips-suspended":    "reached by no built-in scenario: the skip needs a cache suspended after its chunk was scheduled and before update_context_resources sees it, a window only the pipeline loop has (the overlap loop updates the current batch's context in its forward, the other loop right after it); docs/examples/pp-cursor-history.txt reaches it under joint-admission with no violation (kvcheck check --config docs/examples/pp-cursor-history.txt --fix joint-admission --cover); with a host tier the same suspension is what in-flight-caches-active reports",
-	"branch defer-drops-mirror":                "not yet reached: needs a deferred context request whose history passed its pre-resize capacity",
-	"branch pending-context-certainly-blocked": "not yet reached by a built-in scenario or sweep: the random pipeline configuration of docs/soundness.md (00746ef, joint-admission) reaches it only past an in-flight-caches-active violation after 11 steps (rank 0 suspends a request whose first chunk is still in flight); with --skip-invariant in-flight-caches-active the search is complete and reaches it",
-	"branch pp-stage-local-chunk-differs":      "pp-stage-divergence's real code fails before a stage's chunk size differs; pp-forward-over-suspended's configuration at max_util_for_resume=50 reaches it under equal-stage-pools (kvcheck check --config --cover)",
-	"branch revert-context-drop":               "not yet reached: needs a context revert after the history passed the pre-resize capacity",
-	"branch revert-generation-not-active":      "not yet reached: needs a veto or defer of a generation request whose cache was suspended",
-	"branch skip-dummy-update":                 "only adp-dummy-leak runs skip-dummy-update, and its leak is reported before a dummy reaches update_resources",
-	"branch update-keeps-capacity":             "unreachable in the modeled loops: every loop terminates GENERATION_COMPLETE requests before update_resources, and a recompute-paused request's caches are freed in the pass that picks it, before LlmRequest::pause makes it CONTEXT_INIT (in the overlap loop too, which defers only the pause)",
-	"branch adp-pad-no-kv-capacity":            "unreachable in a configuration whose pool can hold any request: _has_adp_dummy_kv_capacity is static at 00746ef (clamp_max_seq_len_for_mem of the whole GPU pool), so it refuses only a pool of fewer tokens than the dummy's 1 + max_draft_len plus extra and reserve; a full pool is found by add_dummy_requests (adp-add-dummy-failed). Kept to mirror the real check; adp-veto-growth's default sweep no longer reaches it",
-	"raise context-update-failed":              "unreachable by construction: _resize_context_history keeps the capacity, so the resize allocates nothing and never returns False; kept to mirror the real ValueError",
-	"raise generation-update-failed":           "only clamp-capacity can make update_resources grow a cache, and no scenario under that fix runs out of pages at the update",
-	"raise history-decreased":                  "no modeled path lowers a history in the built-in scenarios",
-	"raise mirror-missing":                     "needs an unpaired draft pool whose IndexMapper is smaller than the target's; no built-in scenario has one",
-	"raise request-not-in-index-mapper":        "at v1.3.0rc25 a later stage keeps a failed first chunk's cache (suspended, still mapped); the default sweeps of pp-history-capacity and pp-stage-divergence reach it at 00746ef (kvcheck sweep --cover)",
-	"raise scheduler-deadlock":                 "a designed raise with no fix to check against: eviction-ladder without the recompute pause at max_util_for_resume 0.95 and 00746ef (two requests suspend themselves in a full four-page pool, the gate refuses both resumes, _detect_deadlock raises at the fourth stalled pass) reaches it with kvcheck check --config, but a built-in scenario whose real code breaks an invariant needs a fix set (TestEveryScenarioHasItsFixes) and no modeled fix closes it",
-	"branch scheduler-deadlock-immediate":      "v1.3.0rc25's inline check raises on the pass it fires in, and no modeled fix closes it: overlap-eviction-ladder's configuration at v1.3.0rc25 reaches it (kvcheck check --config: at step 43 a pass stalls while request 1's last token is in flight, a stall 00746ef's count outlives), and so does the configuration of raise scheduler-deadlock at v1.3.0rc25; a built-in scenario whose real code breaks an invariant needs a fix set (TestEveryScenarioHasItsFixes), and the check's successor is a version, not a fix",
-	"raise scheduler-deadlock-immediate":       "see branch scheduler-deadlock-immediate (overlap-eviction-ladder's configuration at v1.3.0rc25 raises it, kvcheck check --config)",
-	"raise resize-not-active":                  "unreachable by construction: every modeled caller resumes the cache or checks ACTIVE before resizing; kept to mirror the real assert",
-	"raise revert-generation-failed":           "unreachable by construction: revert_allocate_generation only shrinks, and a shrinking resize allocates nothing so never returns False; kept to mirror the real RuntimeError",
-}
-
-// CoverageException returns why mechanism name of kind is not reached by
-// the built-in scenarios, or "" when it should be.
-func CoverageException(kind CoverageKind, name string) string {
-	return coverageExceptions[string(kind)+" "+name]
-}

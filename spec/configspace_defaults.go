@@ -100,8 +100,12 @@ var valueClassReasons = map[string]string{
 
 // DefaultRanges returns the ranges `kvcheck sweep` takes for the scenario
 // named name: its own, or those of the scenario it varies (a scenario made
-// from another by changing a setting sweeps the same neighbourhood).
+// from another by changing a setting sweeps the same neighbourhood), or
+// the sweep: of its scenario file.
 func DefaultRanges(name string) []string {
+	if sc, err := LookupScenario(name); err == nil && sc.Sweep != nil {
+		return sc.Sweep
+	}
 	if r, ok := defaultRanges[name]; ok {
 		return r
 	}

@@ -1,6 +1,9 @@
 package spec
 
-import "sync/atomic"
+import (
+	"strings"
+	"sync/atomic"
+)
 
 // Branch names one distinct behaviour of the real code that the spec
 // models (a refusal, a raise, a fallback, an eviction rung, a fix's code
@@ -14,25 +17,31 @@ import "sync/atomic"
 // collected.
 type Branch uint16
 
-// branchDef is one registered branch: its stable name and the TensorRT-LLM
-// function (and branch of it) it models.
+// branchDef is one registered branch: its stable name, the TensorRT-LLM
+// function (and branch of it) it models, and, when no built-in scenario
+// reaches it, why (TestEveryMechanismReachedOrExcused keeps that exact).
 type branchDef struct {
-	name   string
-	models string
+	name      string
+	models    string
+	unreached string
 }
 
 // branchDefs is the registry newBranch fills at package initialization.
 var branchDefs []branchDef
 
 // newBranch registers a branch. Names are unique (a duplicate panics at
-// init, so it cannot ship).
-func newBranch(name, models string) Branch {
+// init, so it cannot ship). unreached, for a branch no built-in scenario
+// reaches, is the one reason why (CoverageException returns it).
+func newBranch(name, models string, unreached ...string) Branch {
 	for _, d := range branchDefs {
 		if d.name == name {
 			panic("spec: branch " + name + " registered twice")
 		}
 	}
-	branchDefs = append(branchDefs, branchDef{name: name, models: models})
+	if len(unreached) > 1 {
+		panic("spec: branch " + name + " has more than one coverage exception")
+	}
+	branchDefs = append(branchDefs, branchDef{name: name, models: models, unreached: strings.Join(unreached, "")})
 	return Branch(len(branchDefs) - 1)
 }
 
@@ -59,13 +68,13 @@ func Branches() []Branch {
 // concurrently.
 type Coverage struct {
 	actions  [numActionKinds]atomic.Uint64
-	raises   [numErrorTexts]atomic.Uint64
+	raises   []atomic.Uint64
 	branches []atomic.Uint64
 }
 
 // NewCoverage returns an empty coverage sink sized for every branch.
 func NewCoverage() *Coverage {
-	return &Coverage{branches: make([]atomic.Uint64, len(branchDefs))}
+	return &Coverage{raises: make([]atomic.Uint64, len(errorRegistry)), branches: make([]atomic.Uint64, len(branchDefs))}
 }
 
 // hit counts one pass through branch b.
@@ -123,7 +132,7 @@ func (c *Coverage) Rows() []CoverageRow {
 		b := Branch(i)
 		out = append(out, CoverageRow{Kind: CoverBranch, Name: b.Name(), Models: b.Models(), Count: c.branches[i].Load()})
 	}
-	for e := ErrNone + 1; e < numErrorTexts; e++ {
+	for e := ErrNone + 1; int(e) < len(errorRegistry); e++ {
 		out = append(out, CoverageRow{Kind: CoverRaise, Name: raiseName(e), Models: errorKind(e), Count: c.raises[e].Load()})
 	}
 	return out
@@ -181,4 +190,25 @@ func (c *Coverage) Count(key string) (uint64, bool) {
 func MechanismModels(key string) (string, bool) {
 	row, ok := NewCoverage().row(key)
 	return row.Models, ok
+}
+
+// CoverageException returns why mechanism name of kind is not reached by
+// the built-in scenarios, or "" when it should be: the reason declared
+// with the branch (newBranch) or the raise (errorRegistry, defineRaise).
+func CoverageException(kind CoverageKind, name string) string {
+	switch kind {
+	case CoverBranch:
+		for _, d := range branchDefs {
+			if d.name == name {
+				return d.unreached
+			}
+		}
+	case CoverRaise:
+		for _, d := range errorRegistry {
+			if d.name == name {
+				return d.unreached
+			}
+		}
+	}
+	return ""
 }

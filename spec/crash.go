@@ -19,10 +19,11 @@ const (
 	FnCopyBatchBlockOffsets
 	FnAddDummyRequests
 	FnDetectDeadlock
-	numFunctions
 )
 
-var functionNames = [numFunctions]string{
+// functionNames is the registry of Function: the functions above, then
+// every defineFunction, in package initialization order.
+var functionNames = []string{
 	FnNone:                     "",
 	FnPrepareDraftResources:    "_prepare_draft_resources",
 	FnUpdateResources:          "update_resources",
@@ -32,6 +33,19 @@ var functionNames = [numFunctions]string{
 	FnCopyBatchBlockOffsets:    "copy_batch_block_offsets",
 	FnAddDummyRequests:         "_pad_attention_dp_dummy_request",
 	FnDetectDeadlock:           "_detect_deadlock",
+}
+
+// defineFunction declares a real function a new raise comes out of, in
+// the file of the mechanism that raises it (a historical bug's, for
+// instance), and returns it. The name is the real function's.
+func defineFunction(name string) Function {
+	for _, n := range functionNames {
+		if n == name {
+			panic("spec: function " + name + " declared twice")
+		}
+	}
+	functionNames = append(functionNames, name)
+	return Function(len(functionNames) - 1)
 }
 
 func (f Function) String() string { return functionNames[f] }
@@ -89,7 +103,6 @@ const (
 	// ErrSchedulerDeadlockRC25 is the earlier inline check at the end of
 	// _schedule_loop, which raised on the first stalled pass (deadlock.go).
 	ErrSchedulerDeadlockRC25
-	numErrorTexts
 )
 
 // String returns the error text as the real code formats it for request id
@@ -114,27 +127,54 @@ func errorKind(e ErrorText) string { return errorRegistry[e].template }
 // raiseName is the short stable name of an exception, for coverage rows.
 func raiseName(e ErrorText) string { return errorRegistry[e].name }
 
-// errorRegistry declares each exception of the real code once: its short
-// stable name (coverage rows, reaches:) and its text, with {id} for the
-// request ID and {n} for a token count (for the deadlock raise, the
-// candidates: {gen} generation and {ctx} context requests).
-var errorRegistry = [numErrorTexts]struct{ name, template string }{
-	ErrNone:                   {"", ""},
-	ErrHistoryDecreased:       {"history-decreased", "ValueError: History length cannot be decreased"},
-	ErrHistoryExceedsCapacity: {"history-exceeds-capacity", "ValueError: History length cannot exceed capacity"},
-	ErrDraftResume:            {"draft-resume-failed", "RuntimeError: Failed to resume draft KV cache for request {id}"},
-	ErrDraftContextResize:     {"draft-context-resize-failed", "RuntimeError: Draft KV cache context resize failed for request {id}: could not resize to {n} tokens"},
-	ErrDraftGenerationResize:  {"draft-generation-resize-failed", "RuntimeError: Draft KV cache generation resize failed for request {id}: could not resize to {n} tokens"},
-	ErrDraftMirrorExhausted:   {"draft-mirror-exhausted", "RuntimeError: Draft KV cache mirror exhausted its IndexMapper on generation request {id}"},
-	ErrMirrorMissing:          {"mirror-missing", "AssertionError: copy_batch_block_offsets: no draft KV cache for request {id} (the mirror could not be created)"},
-	ErrGenerationUpdate:       {"generation-update-failed", "ValueError: Failed to resize KV cache for request {id} at generation update"},
-	ErrContextUpdate:          {"context-update-failed", "ValueError: Failed to resize history length of KV cache for request {id} at context update"},
-	ErrRevertGeneration:       {"revert-generation-failed", "RuntimeError: Failed to revert KV cache capacity for request {id}"},
-	ErrResizeNotActive:        {"resize-not-active", "AssertionError: resize of request {id} whose KV cache is not ACTIVE"},
-	ErrUnmappedRequest:        {"request-not-in-index-mapper", "RuntimeError: Request ID not found in IndexMapper (request {id})"},
-	ErrDummyNone:              {"dummy-none-indexed", "TypeError: 'NoneType' object is not subscriptable (add_dummy_requests returned None for request {id})"},
-	ErrSchedulerDeadlock:      {"scheduler-deadlock", "RuntimeError: V2 scheduler deadlock: {gen} generation and {ctx} context request(s) active but none could be scheduled, suspended or preempted in 1000 consecutive attempts. The KV cache pool is likely exhausted."},
-	ErrSchedulerDeadlockRC25:  {"scheduler-deadlock-immediate", "RuntimeError: V2 scheduler deadlock: {gen} generation request(s) active but none could be scheduled or evicted. KV cache pool is likely exhausted with no secondary cache tier for suspend/resume offload."},
+// raiseDef is one exception of the real code: its short stable name
+// (coverage rows, reaches:) and its text, with {id} for the request ID and
+// {n} for a token count (for the deadlock raise, the candidates: {gen}
+// generation and {ctx} context requests). Unreached, when set, says why no
+// built-in scenario raises it (the coverage tests want it exactly when
+// none does).
+type raiseDef struct{ name, template, unreached string }
+
+// RaiseInfo declares a new raise with defineRaise: Name its short stable
+// name, Template its text (placeholders as raiseDef's), Unreached why no
+// built-in scenario reaches it ("" when one does).
+type RaiseInfo struct{ Name, Template, Unreached string }
+
+// defineRaise declares an exception the real code raises, in the file of
+// the mechanism that raises it, and returns it: the coverage rows, reaches:
+// and the transcripts read its name and text from here.
+func defineRaise(info RaiseInfo) ErrorText {
+	for _, d := range errorRegistry {
+		if d.name == info.Name {
+			panic("spec: raise " + info.Name + " declared twice")
+		}
+	}
+	if len(errorRegistry) > 255 {
+		panic("spec: more raises than an ErrorText holds")
+	}
+	errorRegistry = append(errorRegistry, raiseDef{info.Name, info.Template, info.Unreached})
+	return ErrorText(len(errorRegistry) - 1)
+}
+
+// errorRegistry declares each exception of the real code once (raiseDef):
+// the ErrorText constants above, then every defineRaise.
+var errorRegistry = []raiseDef{
+	ErrNone:                   {"", "", ""},
+	ErrHistoryDecreased:       {"history-decreased", "ValueError: History length cannot be decreased", "no modeled path lowers a history in the built-in scenarios"},
+	ErrHistoryExceedsCapacity: {"history-exceeds-capacity", "ValueError: History length cannot exceed capacity", ""},
+	ErrDraftResume:            {"draft-resume-failed", "RuntimeError: Failed to resume draft KV cache for request {id}", ""},
+	ErrDraftContextResize:     {"draft-context-resize-failed", "RuntimeError: Draft KV cache context resize failed for request {id}: could not resize to {n} tokens", ""},
+	ErrDraftGenerationResize:  {"draft-generation-resize-failed", "RuntimeError: Draft KV cache generation resize failed for request {id}: could not resize to {n} tokens", ""},
+	ErrDraftMirrorExhausted:   {"draft-mirror-exhausted", "RuntimeError: Draft KV cache mirror exhausted its IndexMapper on generation request {id}", ""},
+	ErrMirrorMissing:          {"mirror-missing", "AssertionError: copy_batch_block_offsets: no draft KV cache for request {id} (the mirror could not be created)", "needs an unpaired draft pool whose IndexMapper is smaller than the target's; no built-in scenario has one"},
+	ErrGenerationUpdate:       {"generation-update-failed", "ValueError: Failed to resize KV cache for request {id} at generation update", "only clamp-capacity can make update_resources grow a cache, and no scenario under that fix runs out of pages at the update"},
+	ErrContextUpdate:          {"context-update-failed", "ValueError: Failed to resize history length of KV cache for request {id} at context update", "unreachable by construction: _resize_context_history keeps the capacity, so the resize allocates nothing and never returns False; kept to mirror the real ValueError"},
+	ErrRevertGeneration:       {"revert-generation-failed", "RuntimeError: Failed to revert KV cache capacity for request {id}", "unreachable by construction: revert_allocate_generation only shrinks, and a shrinking resize allocates nothing so never returns False; kept to mirror the real RuntimeError"},
+	ErrResizeNotActive:        {"resize-not-active", "AssertionError: resize of request {id} whose KV cache is not ACTIVE", "unreachable by construction: every modeled caller resumes the cache or checks ACTIVE before resizing; kept to mirror the real assert"},
+	ErrUnmappedRequest:        {"request-not-in-index-mapper", "RuntimeError: Request ID not found in IndexMapper (request {id})", "at v1.3.0rc25 a later stage keeps a failed first chunk's cache (suspended, still mapped); the default sweeps of pp-history-capacity and pp-stage-divergence reach it at 00746ef (kvcheck sweep --cover)"},
+	ErrDummyNone:              {"dummy-none-indexed", "TypeError: 'NoneType' object is not subscriptable (add_dummy_requests returned None for request {id})", ""},
+	ErrSchedulerDeadlock:      {"scheduler-deadlock", "RuntimeError: V2 scheduler deadlock: {gen} generation and {ctx} context request(s) active but none could be scheduled, suspended or preempted in 1000 consecutive attempts. The KV cache pool is likely exhausted.", "a designed raise with no fix to check against: eviction-ladder without the recompute pause at max_util_for_resume 0.95 and 00746ef (two requests suspend themselves in a full four-page pool, the gate refuses both resumes, _detect_deadlock raises at the fourth stalled pass) reaches it with kvcheck check --config, but a built-in scenario whose real code breaks an invariant needs a fix set (TestEveryScenarioHasItsFixes) and no modeled fix closes it"},
+	ErrSchedulerDeadlockRC25:  {"scheduler-deadlock-immediate", "RuntimeError: V2 scheduler deadlock: {gen} generation request(s) active but none could be scheduled or evicted. KV cache pool is likely exhausted with no secondary cache tier for suspend/resume offload.", "see branch scheduler-deadlock-immediate (overlap-eviction-ladder's configuration at v1.3.0rc25 raises it, kvcheck check --config)"},
 }
 
 // crash moves the engine to the crashed state unless it already crashed:

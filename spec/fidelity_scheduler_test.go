@@ -72,7 +72,7 @@ request prompt=4 new=4`
 // fills it); request 4 (index 3), the only request the scan sees, is no
 // candidate (not started). The scheduler cannot reach this pass (an
 // evicted request sits past the request that evicted it, inside the scan:
-// coverageExceptions, branch recompute-pause-evicted-fallback), so the
+// the coverage exception declared with branch recompute-pause-evicted-fallback), so the
 // fallback is tested on the function itself.
 func fallbackPass(t *testing.T) (*Spec, *State, rankView, *schedulerPass) {
 	t.Helper()

@@ -6,8 +6,11 @@ import "github.com/kvcheck/kvcheck/model"
 // satisfy it, so a scenario that never reaches the interesting region fails
 // instead of passing vacuously.
 type GoalDef struct {
-	Name    string
-	Doc     string
+	Name string
+	Doc  string
+	// POR says whether the partial-order reduction preserves the goal
+	// (Spec.Stable), declared with it.
+	POR     PORClass
 	Reached func(sp *Spec, s *State) bool
 }
 
@@ -29,6 +32,7 @@ func (sp *Spec) Goals() []model.Goal[State] {
 // it).
 var GoalAllFinished = defineGoal(GoalDef{
 	Name:    "all-requests-finished",
+	POR:     PORStable,
 	Doc:     "every request of the scenario completes and is freed",
 	Reached: func(sp *Spec, s *State) bool { return !s.Crash.Happened && sp.allFinished(s) },
 })
@@ -38,6 +42,7 @@ var GoalAllFinished = defineGoal(GoalDef{
 // by several live requests are held once.
 var GoalPrefixSharing = defineGoal(GoalDef{
 	Name: "prefix-sharing-saves-target-blocks",
+	POR:  PORStable,
 	Doc:  "block reuse made the target pool hold fewer pages than the sum of its live caches' blocks",
 	Reached: func(sp *Spec, s *State) bool {
 		for r := uint8(0); r < sp.Config.Ranks; r++ {
@@ -64,6 +69,7 @@ var GoalPrefixSharing = defineGoal(GoalDef{
 // pool never reaches it (poolFull, goals_pressure.go).
 var GoalDraftPoolFull = defineGoal(GoalDef{
 	Name: "draft-pool-full",
+	POR:  PORStable,
 	Doc:  "a draft pool runs out of pages (no free page and no droppable reuse block)",
 	Reached: func(sp *Spec, s *State) bool {
 		for r := uint8(0); r < sp.Config.Ranks; r++ {
@@ -81,6 +87,7 @@ var GoalDraftPoolFull = defineGoal(GoalDef{
 // interleaving, which the fix must survive, not avoid.
 var GoalDummyRolledBackWhilePeerDeferred = defineGoal(GoalDef{
 	Name: "dummy-rolled-back-while-peer-deferred",
+	POR:  PORStable,
 	Doc:  "a dummy was rolled back on a vetoed rank that defers a previous batch holding an earlier dummy",
 	Reached: func(sp *Spec, s *State) bool {
 		for r := uint8(0); r < sp.Config.Ranks; r++ {
@@ -118,6 +125,7 @@ func batchHasDummy(b *Batch, incarnation uint8) bool {
 // has met it.
 var GoalVetoedGenerationGrowth = defineGoal(GoalDef{
 	Name: "vetoed-generation-growth",
+	POR:  PORStable,
 	Doc:  "a vetoed attention-DP rank has a scheduled generation request whose capacity the V2 scheduler grew",
 	Reached: func(sp *Spec, s *State) bool {
 		for r := uint8(0); r < sp.Config.Ranks; r++ {
@@ -141,6 +149,7 @@ var GoalVetoedGenerationGrowth = defineGoal(GoalDef{
 // None there (PR #14286).
 var GoalIdleRankIndexMapperFull = defineGoal(GoalDef{
 	Name: "idle-rank-index-mapper-full",
+	POR:  PORStable,
 	Doc:  "an attention-DP rank with nothing to schedule finds every IndexMapper slot of its target manager taken",
 	Reached: func(sp *Spec, s *State) bool {
 		for r := uint8(0); r < sp.Config.Ranks; r++ {
@@ -160,6 +169,7 @@ var GoalIdleRankIndexMapperFull = defineGoal(GoalDef{
 // one slot short for, so a fix that passes has met it.
 var GoalDummyMirrorFillsDraftIndex = defineGoal(GoalDef{
 	Name: "dummy-mirror-fills-draft-index",
+	POR:  PORStable,
 	Doc:  "an attention-DP dummy's mirror takes the last draft IndexMapper slot next to CUDA-graph padding dummies",
 	Reached: func(sp *Spec, s *State) bool {
 		if sp.Config.CudaGraphPaddingDummies == 0 {
@@ -182,6 +192,7 @@ var GoalDummyMirrorFillsDraftIndex = defineGoal(GoalDef{
 // or, before PR #13104, keeps that growth.
 var GoalVetoedMicroBatchGeneration = defineGoal(GoalDef{
 	Name: "vetoed-micro-batch-generation",
+	POR:  PORUnstable, // reads the pipeline's shared records
 	Doc:  "a vetoed pipeline micro-batch carried a generation request (pipeline parallelism with attention DP)",
 	Reached: func(sp *Spec, s *State) bool {
 		for i := uint8(0); i < s.PipelineLen; i++ {

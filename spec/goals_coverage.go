@@ -28,6 +28,7 @@ func eachRequest(sp *Spec, s *State, f func(v rankView, id uint8, r *Request) bo
 // prompt longer than the one it arrived with.
 var GoalRecomputePausedGeneration = defineGoal(GoalDef{
 	Name: "recompute-paused-generation",
+	POR:  PORStable,
 	Doc:  "a generating request was recompute-paused and its generated tokens became its prompt",
 	Reached: func(sp *Spec, s *State) bool {
 		return eachRequest(sp, s, func(v rankView, id uint8, r *Request) bool {
@@ -39,6 +40,7 @@ var GoalRecomputePausedGeneration = defineGoal(GoalDef{
 // GoalEvictedToHost is reached when some cache has pages on the host tier.
 var GoalEvictedToHost = defineGoal(GoalDef{
 	Name: "evicted-to-host",
+	POR:  PORStable,
 	Doc:  "a suspended cache's pages were evicted to the host tier",
 	Reached: func(sp *Spec, s *State) bool {
 		return eachRequest(sp, s, func(v rankView, id uint8, r *Request) bool {
@@ -51,6 +53,7 @@ var GoalEvictedToHost = defineGoal(GoalDef{
 // prefix has prefilled a chunk past it and still has prompt left.
 var GoalReusedPrefixThenChunks = defineGoal(GoalDef{
 	Name: "reused-prefix-then-chunks",
+	POR:  PORStable,
 	Doc:  "a request that reused a prefix prefilled more chunks after it",
 	Reached: func(sp *Spec, s *State) bool {
 		return eachRequest(sp, s, func(v rankView, id uint8, r *Request) bool {
@@ -63,6 +66,7 @@ var GoalReusedPrefixThenChunks = defineGoal(GoalDef{
 // blocks in one pool's reuse tree at once.
 var GoalSecondFamilyPublished = defineGoal(GoalDef{
 	Name: "two-families-published",
+	POR:  PORStable,
 	Doc:  "two prompt families have published blocks in one reuse tree",
 	Reached: func(sp *Spec, s *State) bool {
 		for r := uint8(0); r < sp.Config.Ranks; r++ {
@@ -86,6 +90,7 @@ var GoalSecondFamilyPublished = defineGoal(GoalDef{
 // an active request has no cache in it.
 var GoalIndexMapperFull = defineGoal(GoalDef{
 	Name: "index-mapper-full",
+	POR:  PORStable,
 	Doc:  "a pool's IndexMapper has no free slot while an active request has no cache there",
 	Reached: func(sp *Spec, s *State) bool {
 		return eachRequest(sp, s, func(v rankView, id uint8, r *Request) bool {
@@ -103,6 +108,7 @@ var GoalIndexMapperFull = defineGoal(GoalDef{
 // has generated three tokens or more.
 var GoalOverlapLongGeneration = defineGoal(GoalDef{
 	Name: "overlap-generates-three-tokens",
+	POR:  PORStable,
 	Doc:  "a request of the overlap loop generated at least three tokens",
 	Reached: func(sp *Spec, s *State) bool {
 		return sp.Config.Loop == OverlapLoop && eachRequest(sp, s, func(v rankView, id uint8, r *Request) bool {
@@ -115,6 +121,7 @@ var GoalOverlapLongGeneration = defineGoal(GoalDef{
 // generated a token past the one the context server sent.
 var GoalDisaggGenerated = defineGoal(GoalDef{
 	Name: "disaggregated-request-generates",
+	POR:  PORStable,
 	Doc:  "a disaggregated-generation request generated past its first token",
 	Reached: func(sp *Spec, s *State) bool {
 		return eachRequest(sp, s, func(v rankView, id uint8, r *Request) bool {

@@ -17,6 +17,7 @@ func (v rankView) poolFull(p PoolKind) bool {
 // give: GoalDraftPoolFull's target-pool twin.
 var GoalTargetPoolFull = defineGoal(GoalDef{
 	Name: "target-pool-full",
+	POR:  PORStable,
 	Doc:  "a target pool runs out of pages (no free page and no droppable reuse block)",
 	Reached: func(sp *Spec, s *State) bool {
 		for r := uint8(0); r < sp.Config.Ranks; r++ {
@@ -35,6 +36,7 @@ var GoalTargetPoolFull = defineGoal(GoalDef{
 // had generated (its generated tokens became its prompt).
 var GoalRequestEvicted = defineGoal(GoalDef{
 	Name: "request-evicted",
+	POR:  PORStable,
 	Doc:  "a started request was suspended or evicted in mid-request, or recompute-paused after generating",
 	Reached: func(sp *Spec, s *State) bool {
 		return eachRequest(sp, s, func(v rankView, id uint8, r *Request) bool {
@@ -57,6 +59,7 @@ var GoalRequestEvicted = defineGoal(GoalDef{
 // only refuse it (or evict another request) until pages come back.
 var GoalRequestRefused = defineGoal(GoalDef{
 	Name: "request-refused",
+	POR:  PORStable,
 	Doc:  "a pool is full while an active request waiting for pages holds no active cache in it",
 	Reached: func(sp *Spec, s *State) bool {
 		return eachRequest(sp, s, func(v rankView, id uint8, r *Request) bool {

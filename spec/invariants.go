@@ -22,14 +22,88 @@ const (
 )
 
 // Invariants returns the named safety properties of reference §7.5 that
-// are checked in every reached state.
+// are checked in every reached state: the built-in ones, in their check
+// order, then those declared with defineInvariant.
 func (sp *Spec) Invariants() []model.Invariant[State] {
-	invariants := []model.Invariant[State]{
-		{
-			Name:  InvNoCrash,
-			Doc:   "the engine never raises on a resource refusal: no exception escapes the executor loop (every rank is hard-killed when one does)",
-			Check: sp.checkNoCrash,
-		},
+	var out []model.Invariant[State]
+	for _, d := range sp.invariantDecls() {
+		if !sp.skips(d.Name) {
+			out = append(out, d.Invariant)
+		}
+	}
+	return out
+}
+
+// PORClass says whether the partial-order reduction preserves a property
+// (Spec.Stable): declared with every goal and invariant, so a new one is
+// argued for, or left unreduced, on purpose
+// (TestPartialOrderClassifiesEveryProperty names one that is not).
+type PORClass uint8
+
+const (
+	// PORUndeclared is the zero value: nobody said yet.
+	PORUndeclared PORClass = iota
+	// PORStable: the reduction preserves it (the cases Spec.Stable argues).
+	PORStable
+	// PORUnstable: it reads what a reduced step may reorder (the
+	// pipeline's shared records, say), so a check naming it is not reduced.
+	PORUnstable
+)
+
+// invariantDecl is an invariant bound to a spec with its POR class.
+type invariantDecl struct {
+	model.Invariant[State]
+	POR PORClass
+}
+
+// InvariantDef declares an invariant in its mechanism's file
+// (defineInvariant). Exactly one of Check (the whole state) and ByRank
+// (each rank on its own, see byRank; such a property of one rank's state
+// is stable under the reduction, so POR may be left undeclared) is set.
+type InvariantDef struct {
+	Name, Doc string
+	Check     func(sp *Spec, s *State) *model.Failure
+	ByRank    func(sp *Spec, s *State, ranks rankRange) *model.Failure
+	POR       PORClass
+}
+
+// invariantDefs holds the invariants declared with defineInvariant, in
+// package initialization order; they are checked after the built-in ones.
+var invariantDefs []InvariantDef
+
+// defineInvariant declares an invariant and returns its name, the one
+// transcripts, reports and --invariant use.
+func defineInvariant(d InvariantDef) string {
+	if (d.Check == nil) == (d.ByRank == nil) {
+		panic("spec: invariant " + d.Name + " needs exactly one of Check and ByRank")
+	}
+	if d.ByRank != nil && d.POR == PORUndeclared {
+		d.POR = PORStable
+	}
+	for _, other := range invariantDefs {
+		if other.Name == d.Name {
+			panic("spec: invariant " + d.Name + " declared twice")
+		}
+	}
+	invariantDefs = append(invariantDefs, d)
+	return d.Name
+}
+
+// whole is invariant name whose check reads the whole state, with its POR
+// class.
+func whole(name, doc string, por PORClass, check func(s *State) *model.Failure) invariantDecl {
+	return invariantDecl{model.Invariant[State]{Name: name, Doc: doc, Check: check}, por}
+}
+
+// invariantDecls returns every invariant of the spec, skipped ones too,
+// with its POR class: the built-in ones in their check order, then the
+// declared ones. A byRank invariant is a property of each rank's own
+// state, which the reduction preserves (Stable).
+func (sp *Spec) invariantDecls() []invariantDecl {
+	decls := []invariantDecl{
+		whole(InvNoCrash,
+			"the engine never raises on a resource refusal: no exception escapes the executor loop (every rank is hard-killed when one does)",
+			PORStable, sp.checkNoCrash),
 		sp.byRank(InvHistoryWithinCapacity,
 			"committed <= history <= capacity for every cache in every pool (the core's stated _KVCache invariant, reference §1.1)",
 			sp.checkHistoryWithinCapacity),
@@ -48,24 +122,28 @@ func (sp *Spec) Invariants() []model.Invariant[State] {
 		sp.byRank(InvPageIndexRow,
 			"no cache has more pages than a row of the host page-index buffer holds (max_blocks_per_seq)",
 			sp.checkPageIndexRow),
-		{
-			Name:  InvForwardOverActive,
-			Doc:   "a forward runs only requests whose KV caches on its rank are ACTIVE: suspend() cuts a cache's page-index buffers, and a forward over it reads stale page indices (_restore_page_index_bufs, kv_cache_manager_v2.py at 00746ef); nothing raises",
-			Check: sp.checkForwardOverActive,
-		},
-		{
-			Name:  InvInFlightCachesActive,
-			Doc:   "under pipeline parallelism no stage frees a request, or suspends it with a host tier below GPU, while a micro-batch it forwarded with the request has not been handled: non-last context chunks are not in inflight_request_ids, so the stage's own scheduler may pick them, and their pages could then be reused or move to host while the forward writes them (INFER: the forward's writes are asynchronous; a suspend without a lower tier keeps the pages held, so it is not flagged)",
-			Check: sp.checkInFlightCachesActive,
-		},
-		{
-			Name:  InvRanksAgree,
-			Doc:   "ranks agree on every collective's outcome: expected_num_active_requests and can_queue under attention DP, the handled batches under pipeline parallelism (reference I10)",
-			Check: sp.checkRanksAgree,
-		},
+		whole(InvForwardOverActive, // a record only the forwarding rank's step sets, never cleared
+			"a forward runs only requests whose KV caches on its rank are ACTIVE: suspend() cuts a cache's page-index buffers, and a forward over it reads stale page indices (_restore_page_index_bufs, kv_cache_manager_v2.py at 00746ef); nothing raises",
+			PORStable, sp.checkForwardOverActive),
+		whole(InvInFlightCachesActive, // checks pipeline loops only, which are never reduced
+			"under pipeline parallelism no stage frees a request, or suspends it with a host tier below GPU, while a micro-batch it forwarded with the request has not been handled: non-last context chunks are not in inflight_request_ids, so the stage's own scheduler may pick them, and their pages could then be reused or move to host while the forward writes them (INFER: the forward's writes are asynchronous; a suspend without a lower tier keeps the pages held, so it is not flagged)",
+			PORStable, sp.checkInFlightCachesActive),
+		whole(InvRanksAgree,
+			"ranks agree on every collective's outcome: expected_num_active_requests and can_queue under attention DP, the handled batches under pipeline parallelism (reference I10)",
+			PORStable, sp.checkRanksAgree),
 	}
-	invariants = append(invariants, sp.bookkeepingInvariants()...)
-	return slices.DeleteFunc(invariants, func(inv model.Invariant[State]) bool { return sp.skips(inv.Name) })
+	decls = append(decls, sp.bookkeepingInvariants()...)
+	for _, d := range invariantDefs {
+		d := d
+		if d.ByRank != nil {
+			decl := sp.byRank(d.Name, d.Doc, func(s *State, rs rankRange) *model.Failure { return d.ByRank(sp, s, rs) })
+			decl.POR = d.POR
+			decls = append(decls, decl)
+			continue
+		}
+		decls = append(decls, whole(d.Name, d.Doc, d.POR, func(s *State) *model.Failure { return d.Check(sp, s) }))
+	}
+	return decls
 }
 
 // skips reports whether the spec leaves invariant name unchecked: its
@@ -148,13 +226,15 @@ func (sp *Spec) allRanks() rankRange { return rankRange{0, sp.Config.Ranks} }
 // at one (model.Invariant.Part), so that the checker evaluates it once per
 // distinct rank and shared records, not once per state;
 // TestInvariantPartsLocal checks both claims on reachable states.
-func (sp *Spec) byRank(name, doc string, check func(s *State, ranks rankRange) *model.Failure) model.Invariant[State] {
-	return model.Invariant[State]{
+// A property of each rank's own state is stable under the partial-order
+// reduction (Stable), so its POR class is PORStable.
+func (sp *Spec) byRank(name, doc string, check func(s *State, ranks rankRange) *model.Failure) invariantDecl {
+	return invariantDecl{model.Invariant[State]{
 		Name:  name,
 		Doc:   doc,
 		Check: func(s *State) *model.Failure { return check(s, sp.allRanks()) },
 		Part:  func(s *State, r int) *model.Failure { return check(s, rankRange{uint8(r), uint8(r) + 1}) },
-	}
+	}, PORStable}
 }
 
 var _ model.Partitioned = (*Spec)(nil)

@@ -106,43 +106,21 @@ func (sp *Spec) Visible(s, next *State) bool { return next.Crash.Happened }
 // Properties of the pipeline's shared records are not claimed (pipeline
 // parallelism is never reduced anyway). TestPartialOrderSpecRules checks
 // the rules these arguments rest on over the scenarios' state spaces.
-func (sp *Spec) Stable(name string) bool { return stableProperties[name] }
+func (sp *Spec) Stable(name string) bool { return porClass(sp, name) == PORStable }
 
-// stableProperties lists every invariant and goal, with whether Stable
-// vouches for it (TestPartialOrderClassifiesEveryProperty wants each one
-// listed): a new one is not reduced until it is argued for here.
-var stableProperties = map[string]bool{
-	InvNoCrash:                                true,
-	InvHistoryWithinCapacity:                  true,
-	InvPoolConservation:                       true,
-	InvNoLeakedCache:                          true,
-	InvMirrorWithinTargetLife:                 true,
-	InvIndexSlots:                             true,
-	InvPageIndexRow:                           true,
-	InvRanksAgree:                             true,
-	InvForwardOverActive:                      true, // a record only the forwarding rank's step sets, never cleared
-	InvInFlightCachesActive:                   true, // checks pipeline loops only, which are never reduced
-	InvBatchLimits:                            true,
-	InvRecordsCleared:                         true,
-	InvReservation:                            true,
-	InvCursorAgreement:                        true,
-	InvTokenAccounting:                        true,
-	GoalAllFinished.Name:                      true,
-	GoalPrefixSharing.Name:                    true,
-	GoalDraftPoolFull.Name:                    true,
-	GoalDummyRolledBackWhilePeerDeferred.Name: true,
-	GoalVetoedGenerationGrowth.Name:           true,
-	GoalIdleRankIndexMapperFull.Name:          true,
-	GoalDummyMirrorFillsDraftIndex.Name:       true,
-	GoalRecomputePausedGeneration.Name:        true,
-	GoalEvictedToHost.Name:                    true,
-	GoalReusedPrefixThenChunks.Name:           true,
-	GoalSecondFamilyPublished.Name:            true,
-	GoalIndexMapperFull.Name:                  true,
-	GoalOverlapLongGeneration.Name:            true,
-	GoalDisaggGenerated.Name:                  true,
-	GoalVetoedMicroBatchGeneration.Name:       false, // reads the pipeline's shared records
-	GoalTargetPoolFull.Name:                   true,
-	GoalRequestEvicted.Name:                   true,
-	GoalRequestRefused.Name:                   true,
+// porClass is the POR class declared with the invariant or goal named
+// name: with the invariant (invariantDecls: byRank ones are stable by
+// construction) or the goal (GoalDef.POR); PORUndeclared for none.
+func porClass(sp *Spec, name string) PORClass {
+	for _, d := range sp.invariantDecls() {
+		if d.Name == name {
+			return d.POR
+		}
+	}
+	for _, g := range allGoals {
+		if g.Name == name {
+			return g.POR
+		}
+	}
+	return PORUndeclared
 }

@@ -13,10 +13,14 @@ import (
 
 // scenarioPinsFile pins the exhaustive result of every built-in scenario
 // and fix set, one JSON object a line: distinct states, transitions,
-// completeness and the shortest counterexample. A silent change of the
-// model shows here first; rewrite it (go test ./spec -run
-// TestScenarioPins -update-pins) only for a change you meant and can
-// explain, and read the diff.
+// completeness and the shortest counterexample; after a scenario's
+// variants, one line with the mechanisms its variants reach together
+// (coverage, TestCoverageNotLost), so a new scenario's pins are lines of
+// this one file. A silent change of the model shows here first; rewrite
+// it (go test ./spec -run TestScenarioPins -update-pins, go test ./spec
+// -run TestCoverageNotLost -update-coverage) only for a change you meant
+// and can explain, and read the diff. `kvcheck check --scenario NAME`
+// prints the states and transitions a pin holds.
 const scenarioPinsFile = "testdata/scenario-pins.jsonl"
 
 var updatePins = flag.Bool("update-pins", false, "rewrite "+scenarioPinsFile+" from the built-in scenarios")
@@ -33,6 +37,9 @@ type scenarioPin struct {
 	Invariant   string `json:"invariant,omitempty"`
 	Steps       int    `json:"steps,omitempty"`
 	Message     string `json:"message,omitempty"`
+	// Coverage, on a scenario's coverage line (no Fixes), lists the
+	// mechanisms ("kind name") its variants reach.
+	Coverage []string `json:"coverage,omitempty"`
 }
 
 func (p scenarioPin) key() string { return p.Scenario + "/" + p.Fixes }
@@ -54,10 +61,36 @@ func (p scenarioPin) verdict() string {
 	return p.Invariant
 }
 
+// loadScenarioPins returns the variants' pins of scenarioPinsFile.
 func loadScenarioPins(t *testing.T) []scenarioPin {
 	t.Helper()
+	var pins []scenarioPin
+	for _, p := range readPinsFile(t) {
+		if p.Coverage == nil {
+			pins = append(pins, p)
+		}
+	}
+	return pins
+}
+
+// loadCoveragePins returns the coverage lines of scenarioPinsFile by
+// scenario.
+func loadCoveragePins(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, p := range readPinsFile(t) {
+		if p.Coverage != nil {
+			out[p.Scenario] = p.Coverage
+		}
+	}
+	return out
+}
+
+// readPinsFile reads every line of scenarioPinsFile.
+func readPinsFile(t *testing.T) []scenarioPin {
+	t.Helper()
 	f, err := os.Open(scenarioPinsFile)
-	if os.IsNotExist(err) && *updatePins {
+	if os.IsNotExist(err) && (*updatePins || *updateCoverage) {
 		return nil
 	}
 	if err != nil {
@@ -81,26 +114,34 @@ func loadScenarioPins(t *testing.T) []scenarioPin {
 }
 
 // writeScenarioPins rewrites scenarioPinsFile in the order of the built-in
-// scenarios and their variants, measuring any variant not measured yet.
-func writeScenarioPins(t *testing.T, measured []scenarioPin) {
+// scenarios and their variants, measuring any variant not measured yet;
+// each scenario's variants are followed by its line of coverage (from
+// coverage, nil for none).
+func writeScenarioPins(t *testing.T, measured []scenarioPin, coverage map[string][]string) {
 	t.Helper()
 	byKey := map[string]scenarioPin{}
 	for _, p := range measured {
 		byKey[p.key()] = p
 	}
 	var b strings.Builder
+	write := func(p scenarioPin) {
+		line, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
 	for _, sc := range Scenarios() {
 		for _, fixes := range sc.Variants() {
 			p, ok := byKey[sc.Name+"/"+fixes.Label()]
 			if !ok {
 				p = measureScenarioPin(t, sc.Name, fixes)
 			}
-			line, err := json.Marshal(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Write(line)
-			b.WriteByte('\n')
+			write(p)
+		}
+		if cov, ok := coverage[sc.Name]; ok {
+			write(scenarioPin{Scenario: sc.Name, Coverage: cov})
 		}
 	}
 	if err := os.WriteFile(scenarioPinsFile, []byte(b.String()), 0o644); err != nil {

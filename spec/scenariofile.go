@@ -56,6 +56,8 @@ func ParseScenarioSection(r *yamlconf.Reader, section yamlconf.Field, other func
 			sc.Goals, err = parseGoals(r, fl)
 		case "reaches":
 			sc.Reaches, err = parseReaches(r, fl)
+		case "default_sweep":
+			sc.Sweep, err = r.StringList(fl)
 		case "checked_elsewhere":
 			sc.CheckedElsewhere, err = parseCheckedElsewhere(r, fl)
 		case "variants":

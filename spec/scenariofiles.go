@@ -18,9 +18,9 @@ import (
 //go:embed scenarios/*.yaml
 var scenarioFS embed.FS
 
-// scenarioOrder is the order `kvcheck check` runs the scenario files in.
-// A new scenario is a file in scenarios/ and its name here (a test checks
-// that the two agree).
+// scenarioOrder is the order `kvcheck check` runs the scenario files in;
+// a file not named here runs after these, in file-name order, so a new
+// scenario is only its file (scenarioNames).
 var scenarioOrder = []string{
 	"draft-admission", "draft-admission-resume", "draft-view-lag",
 	"adp-dummy-leak",
@@ -35,11 +35,23 @@ var scenarioOrder = []string{
 	"pp-eviction-ladder", "overlap-eviction-ladder", "prefix-aware-skip",
 }
 
-// scenarioFiles reads the scenario files in scenarioOrder. A file that
-// does not read is a bug of this package, caught by every test run.
+// scenarioNames is every embedded scenario file's name: those of
+// scenarioOrder in its order, then the others in file-name order.
+func scenarioNames() []string {
+	names := slices.Clone(scenarioOrder)
+	for _, name := range scenarioFileNames() {
+		if !slices.Contains(scenarioOrder, name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// scenarioFiles reads the scenario files in scenarioNames' order. A file
+// that does not read is a bug of this package, caught by every test run.
 func scenarioFiles() []*Scenario {
 	var out []*Scenario
-	for _, name := range scenarioOrder {
+	for _, name := range scenarioNames() {
 		file := path.Join("scenarios", name+".yaml")
 		data, err := scenarioFS.ReadFile(file)
 		if err != nil {
@@ -60,7 +72,7 @@ func scenarioFiles() []*Scenario {
 // ScenarioSource returns the text of the built-in scenario file of the
 // scenario named name; ok is false for a scenario that has none.
 func ScenarioSource(name string) (data []byte, ok bool) {
-	if !slices.Contains(scenarioOrder, name) {
+	if !slices.Contains(scenarioFileNames(), name) {
 		return nil, false
 	}
 	data, err := scenarioFS.ReadFile(path.Join("scenarios", name+".yaml"))

@@ -25,17 +25,19 @@ func mustScenario(name string) *Scenario {
 	return sc
 }
 
-// TestScenarioFilesAreListed: every file in scenarios/ is in
-// scenarioOrder and the other way round, so no file is silently left out.
+// TestScenarioFilesAreListed: every file in scenarios/ is a built-in
+// scenario, once (those scenarioOrder leaves out after it), and every name
+// of scenarioOrder has its file, so no file is silently left out.
 func TestScenarioFilesAreListed(t *testing.T) {
 	files := scenarioFileNames()
-	ordered := slices.Clone(scenarioOrder)
-	slices.Sort(files)
-	slices.Sort(ordered)
-	if !slices.Equal(files, ordered) {
-		t.Fatalf("files %v, scenarioOrder %v", files, ordered)
+	names := scenarioNames()
+	if got, want := slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(files)); !slices.Equal(got, want) {
+		t.Fatalf("scenarios %v, files %v: a name of scenarioOrder (spec/scenariofiles.go) has no file", got, want)
 	}
-	for _, name := range scenarioOrder {
+	if len(Scenarios()) != len(files) {
+		t.Fatalf("%d built-in scenarios, %d files", len(Scenarios()), len(files))
+	}
+	for _, name := range names {
 		if data, ok := ScenarioSource(name); !ok || len(data) == 0 {
 			t.Errorf("no source for %s", name)
 		}

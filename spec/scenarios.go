@@ -22,6 +22,12 @@ type Scenario struct {
 	// as an unreached goal, so a change that stops reaching it fails the
 	// check instead of passing vacuously.
 	Reaches []string
+	// Sweep, from a scenario file's default_sweep: ("key=range" as
+	// kvcheck sweep --range takes them), are the ranges `kvcheck
+	// sweep` takes for the scenario when none are given (DefaultRanges),
+	// declared with the scenario; nil for a scenario whose defaults are
+	// in defaultRanges.
+	Sweep []string
 	// CheckedElsewhere maps invariants this scenario does not check to the
 	// scenario that reports them: a finding of its own that would come
 	// first in every variant and hide the one this scenario is about.

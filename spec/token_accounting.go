@@ -39,7 +39,7 @@ func (v rankView) produceTokens(b *Batch) {
 }
 
 // tokenInvariant is the token-accounting invariant.
-func (sp *Spec) tokenInvariant() model.Invariant[State] {
+func (sp *Spec) tokenInvariant() invariantDecl {
 	return sp.byRank(InvTokenAccounting,
 		"once its iteration ended, a request holds its prompt plus the tokens its forwards produced, each forward's sample applied once (TorchSampler.update_requests via _update_requests; LlmRequest::pause keeps them as the new prompt)",
 		sp.checkTokenAccounting)
