@@ -14,9 +14,14 @@ const partMemoBits = 14
 // spec are evaluated per part: a part whose (head, part) pair is in the
 // worker's memo satisfies all of them without evaluating any, and one
 // that satisfies all of them is added. The memo is a direct-mapped cache
-// of 64-bit keys hashed from the head's and the part's hashes and the
-// part's number, so it only ever spares evaluations: like the visited
-// set, it takes equal hashes for equal contents. Where a part fails, the
+// of 64-bit keys hashed from the head's and the part's hashes, the
+// part's number and the search's salt, so it only ever spares
+// evaluations: like the visited set, it takes equal hashes for equal
+// contents. The salt matters: a worker's memo outlives its search (the
+// tables are reused, reuse.go), and the same part under another
+// configuration (another max_seq_len, pool size or fix) can break an
+// invariant it satisfied there; without it a sweep checked a
+// configuration against the previous configuration's verdicts. Where a part fails, the
 // invariants are evaluated in order as checkInvariants does, so the
 // failures and their messages are the same.
 func (s *search[S, A]) judgeCandidate(w *worker[S, A], c *candidate, next *S, hashes []uint64, goals uint64) {
@@ -42,7 +47,7 @@ func (s *search[S, A]) checkByParts(w *worker[S, A], next *S, hashes []uint64) [
 	parts := len(hashes) - 1
 	var ok uint64 // bit r: part r satisfies every Part invariant
 	for r := range parts {
-		key := partKey(hashes[0], hashes[1+r], r)
+		key := partKey(hashes[0]^s.salt, hashes[1+r], r)
 		slot := &w.partMemo[key>>(64-partMemoBits)]
 		if *slot == key {
 			ok |= 1 << r

@@ -214,7 +214,7 @@ func badInputs(t *testing.T) []badInput {
 			fileLimit: thirdTranscriptLimit, code: exitUsage, want: "none of the", check: emptyDir("out")},
 		// Verdict profiles (sweep_profile.go).
 		{what: "an --expect-profile line whose counts were edited by hand", args: []string{"sweep", "--scenario", "adp-dummy-leak", "--no-cache", "--expect-profile", "profiles.txt"},
-			files: map[string]string{"profiles.txt": "# pinned\nadp-dummy-leak real-code digest=000000000000 configurations=3 ok=1 incomplete=0 livelock=2\n"},
+			files: map[string]string{"profiles.txt": "# pinned\nadp-dummy-leak real-code digest=000000000000 configurations=3 ok=1 incomplete=0 states=40 livelock=2\n"},
 			code:  exitUsage, want: "profiles.txt:2: adp-dummy-leak real-code: digest=000000000000 does not match the counts on the line"},
 		{what: "an --expect-profile line without its counts", args: []string{"sweep", "--scenario", "adp-dummy-leak", "--no-cache", "--expect-profile", "profiles.txt"},
 			files: map[string]string{"profiles.txt": "adp-dummy-leak real-code\n"},

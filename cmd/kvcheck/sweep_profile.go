@@ -17,7 +17,7 @@ import (
 // The profile file of `kvcheck sweep --expect-profile FILE` and
 // `--write-profile FILE` holds one line per variant:
 //
-//	draft-admission real-code digest=ab12cd34ef56 configurations=21478 ok=21000 incomplete=0 no-crash-on-refusal=478 no-crash-on-refusal/_prepare_draft_resources=478
+//	draft-admission real-code digest=ab12cd34ef56 configurations=21478 ok=21000 incomplete=0 states=5210034 no-crash-on-refusal=478 no-crash-on-refusal/_prepare_draft_resources=478
 //
 // the scenario, the variant (real-code, or its fixes joined by "+"), the
 // digest of the counts (sweep.ProfileDigest) and the counts: every
@@ -57,7 +57,7 @@ func readProfileFile(path string) (*profileFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--expect-profile: %v", err)
 	}
-	known := map[string]bool{"configurations": true, "ok": true, "incomplete": true, model.LivelockInvariant: true, model.DeadlockInvariant: true}
+	known := map[string]bool{"configurations": true, "ok": true, "incomplete": true, "states": true, model.LivelockInvariant: true, model.DeadlockInvariant: true}
 	for _, n := range specInvariantNames() {
 		known[n] = true
 	}
@@ -73,7 +73,7 @@ func readProfileFile(path string) (*profileFile, error) {
 		}
 		fields := strings.Fields(text)
 		if len(fields) < 3 || strings.Contains(fields[0], "=") || strings.Contains(fields[1], "=") {
-			return nil, bad("expected SCENARIO VARIANT digest=HEX configurations=N ok=N incomplete=N [INVARIANT=N]... [no-crash-on-refusal/FUNCTION=N]... (as --write-profile writes), got %q", text)
+			return nil, bad("expected SCENARIO VARIANT digest=HEX configurations=N ok=N incomplete=N states=N [INVARIANT=N]... [no-crash-on-refusal/FUNCTION=N]... (as --write-profile writes), got %q", text)
 		}
 		label := fields[0] + " " + fields[1]
 		if prev, dup := pf.entries[label]; dup {
@@ -94,7 +94,7 @@ func readProfileFile(path string) (*profileFile, error) {
 			}
 			inv, fn, raise := strings.Cut(key, "/")
 			if !known[key] && !(raise && inv == sweep.RaiseInvariant && fn != "") {
-				return nil, bad("unknown count %q; expected configurations, ok, incomplete, an invariant (%s), livelock, deadlock or %s/FUNCTION", key, strings.Join(specInvariantNames(), ", "), sweep.RaiseInvariant)
+				return nil, bad("unknown count %q; expected configurations, ok, incomplete, states, an invariant (%s), livelock, deadlock or %s/FUNCTION", key, strings.Join(specInvariantNames(), ", "), sweep.RaiseInvariant)
 			}
 			if _, dup := e.counts[key]; dup {
 				return nil, bad("%s given twice", key)
@@ -105,16 +105,16 @@ func readProfileFile(path string) (*profileFile, error) {
 			}
 			e.counts[key] = c
 		}
-		for _, k := range []string{"digest", "configurations", "ok", "incomplete"} {
+		for _, k := range []string{"digest", "configurations", "ok", "incomplete", "states"} {
 			if _, ok := e.counts[k]; !ok && (k != "digest" || e.digest == "") {
-				return nil, bad("%s: %s=... missing (every line gives digest, configurations, ok and incomplete)", label, k)
+				return nil, bad("%s: %s=... missing (every line gives digest, configurations, ok, incomplete and states)", label, k)
 			}
 		}
 		sum, raises := e.counts["ok"]+e.counts["incomplete"], 0
 		for k, c := range e.counts {
 			if strings.Contains(k, "/") {
 				raises += c
-			} else if known[k] && k != "configurations" && k != "ok" && k != "incomplete" {
+			} else if known[k] && k != "configurations" && k != "ok" && k != "incomplete" && k != "states" {
 				sum += c
 			}
 		}

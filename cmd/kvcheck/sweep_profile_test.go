@@ -94,18 +94,19 @@ func lastLine(out string) string {
 // expected.
 func TestSweepProfileBadFile(t *testing.T) {
 	dir := t.TempDir()
-	good := map[string]int{"configurations": 3, "ok": 1, "incomplete": 0, "livelock": 2}
+	good := map[string]int{"configurations": 3, "ok": 1, "incomplete": 0, "states": 40, "livelock": 2}
 	for _, tc := range []struct{ text, want string }{
 		{"draft-admission\n", ":1: expected SCENARIO VARIANT digest=HEX configurations=N ok=N incomplete=N"},
 		{"# c\n\ndraft-admission real-code digest=xyz configurations=1 ok=1 incomplete=0\n", ":3: digest: expected 12 lowercase hex digits"},
 		{"draft-admission real-code configurations=1 ok=1 incomplete=0\n", ":1: draft-admission real-code: digest=... missing"},
 		{"draft-admission real-code digest=000000000000 configurations=1 ok=x incomplete=0\n", `:1: ok: expected a count (an integer 0 or more), got "x"`},
-		{"draft-admission real-code digest=000000000000 configurations=1 ok=1 incomplete=0 bogus=3\n", `:1: unknown count "bogus"; expected configurations, ok, incomplete, an invariant (no-crash-on-refusal,`},
+		{"draft-admission real-code digest=000000000000 configurations=1 ok=1 incomplete=0 bogus=3\n", `:1: unknown count "bogus"; expected configurations, ok, incomplete, states, an invariant (no-crash-on-refusal,`},
 		{"draft-admission real-code digest=000000000000 configurations=1 ok=1 ok=1\n", ":1: ok given twice"},
-		{"draft-admission real-code digest=000000000000 configurations=1 ok=1 incomplete=0 livelock=1\n", ":1: draft-admission real-code: ok, incomplete and the invariants' counts add up to 2, not configurations=1"},
-		{"draft-admission real-code digest=000000000000 configurations=3 ok=1 incomplete=0 livelock=2\n", ":1: draft-admission real-code: digest=000000000000 does not match the counts on the line (their digest is " + sweep.ProfileDigest(good) + ")"},
+		{"draft-admission real-code digest=000000000000 configurations=1 ok=1 incomplete=0 states=9 livelock=1\n", ":1: draft-admission real-code: ok, incomplete and the invariants' counts add up to 2, not configurations=1"},
+		{"draft-admission real-code digest=000000000000 configurations=3 ok=1 incomplete=0 states=40 livelock=2\n", ":1: draft-admission real-code: digest=000000000000 does not match the counts on the line (their digest is " + sweep.ProfileDigest(good) + ")"},
 		{profileLineOf("a real-code", good) + "\n" + profileLineOf("a real-code", good) + "\n", ":2: a real-code already given on line 1"},
-		{"x y digest=000000000000 configurations=2 ok=0 incomplete=0 no-crash-on-refusal=2 no-crash-on-refusal/resize=1\n", ":1: x y: the raising functions' counts add up to 1, not no-crash-on-refusal=2"},
+		{"x y digest=000000000000 configurations=2 ok=0 incomplete=0 states=9 no-crash-on-refusal=2 no-crash-on-refusal/resize=1\n", ":1: x y: the raising functions' counts add up to 1, not no-crash-on-refusal=2"},
+		{"draft-admission real-code digest=000000000000 configurations=1 ok=1 incomplete=0\n", ":1: draft-admission real-code: states=... missing"},
 	} {
 		file := filepath.Join(dir, "bad.txt")
 		os.WriteFile(file, []byte(tc.text), 0o644)

@@ -275,7 +275,9 @@ func (m *RequestMix) kinds(tpb uint32) []spec.RequestTemplate {
 // equals the uniform one, the attention-DP settings without attention DP,
 // prompt families without block reuse, the draft view without an unpaired
 // mirror),
-// shared prefixes are rounded down to whole blocks (only those are reused),
+// shared prefixes are rounded down to whole blocks when partial reuse is
+// off (only those are reused then; with enable_partial_reuse a match may
+// end inside a block, so a prefix of 6 tokens reuses more than one of 4),
 // and ranks and families are renamed in order of first use. Requests are
 // never reordered: a request's ID is its arrival order.
 func Canonical(cfg spec.Config) spec.Config {
@@ -322,7 +324,7 @@ func Canonical(cfg spec.Config) spec.Config {
 	families := map[uint8]uint8{}
 	for i := range c.Requests {
 		r := &c.Requests[i]
-		if tpb := c.TokensPerBlock; tpb > 0 {
+		if tpb := c.TokensPerBlock; tpb > 0 && !c.PartialReuse {
 			r.SharedPrefix = r.SharedPrefix / tpb * tpb
 		}
 		if !c.BlockReuse || r.Family == spec.NoFamily || r.SharedPrefix == 0 {

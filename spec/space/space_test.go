@@ -201,3 +201,38 @@ func TestDefaultRangesEnumerate(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalKeepsPartialShares: with enable_partial_reuse a shared
+// prefix that ends inside a block is reused past the block boundary, so
+// two requests sharing 6 tokens of 4-token pages check differently from
+// two sharing 4, and Canonical must not round the 6 down; with partial
+// reuse off the two check the same and Canonical rounds.
+func TestCanonicalKeepsPartialShares(t *testing.T) {
+	sc, err := LookupScenario("paired-draft-reuse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := func(partial bool, shared int) (int, Config) {
+		cfg, err := ParseConfig(sc.Config, fmt.Sprintf("draft_pool=none target_blocks=10 max_batch_size=2 enable_partial_reuse=%v\nrequest prompt=12 new=2 family=0 shared=%d\nrequest prompt=12 new=2 family=0 shared=%d\n", partial, shared, shared))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return smallCheck(t, cfg, 0).States, Canonical(cfg)
+	}
+	whole, _ := states(true, 4)
+	inside, canon := states(true, 6)
+	if whole == inside {
+		t.Fatalf("setup: with partial reuse, sharing 6 tokens checks like sharing 4 (%d states)", whole)
+	}
+	if got := canon.Requests[0].SharedPrefix; got != 6 {
+		t.Errorf("with partial reuse Canonical rounds a 6-token share to %d", got)
+	}
+	whole, _ = states(false, 4)
+	inside, canon = states(false, 6)
+	if whole != inside {
+		t.Errorf("without partial reuse, sharing 6 tokens checks differently from 4 (%d against %d states)", inside, whole)
+	}
+	if got := canon.Requests[0].SharedPrefix; got != 4 {
+		t.Errorf("without partial reuse Canonical keeps a 6-token share as %d, not the whole block of 4", got)
+	}
+}

@@ -33,6 +33,10 @@ type Profile struct {
 	// --depth or --max-states.
 	OK         int `json:"ok"`
 	Incomplete int `json:"incomplete"`
+	// States is the sum of the configurations' distinct states: a change
+	// of behaviour that moves no verdict (a bound that no longer binds, a
+	// page freed late) still changes how many states some search reaches.
+	States int `json:"states"`
 	// Invariants counts the violating configurations by the invariant
 	// (or "livelock") their shortest violation breaks.
 	Invariants map[string]int `json:"invariants,omitempty"`
@@ -49,6 +53,7 @@ func NewProfile(records []Record, total int) *Profile {
 	p := &Profile{Total: total, Invariants: map[string]int{}, Raises: map[string]int{}}
 	for _, r := range records {
 		p.Configurations++
+		p.States += r.States
 		switch {
 		case r.Result == ResultViolation:
 			p.Invariants[r.Invariant]++
@@ -80,7 +85,7 @@ func RaiseFunction(group string) string {
 // each invariant broken, and each raising function as
 // no-crash-on-refusal/FUNCTION.
 func (p *Profile) Counts() map[string]int {
-	out := map[string]int{"configurations": p.Configurations, "ok": p.OK, "incomplete": p.Incomplete}
+	out := map[string]int{"configurations": p.Configurations, "ok": p.OK, "incomplete": p.Incomplete, "states": p.States}
 	for inv, n := range p.Invariants {
 		out[inv] = n
 	}
@@ -91,10 +96,10 @@ func (p *Profile) Counts() map[string]int {
 }
 
 // ProfileText is the canonical text of a profile's counts, the digest's
-// input: configurations, ok and incomplete first, then the other counts
+// input: configurations, ok, incomplete and states first, then the other counts
 // sorted by name, as "name=count" separated by spaces.
 func ProfileText(counts map[string]int) string {
-	fixed := []string{"configurations", "ok", "incomplete"}
+	fixed := []string{"configurations", "ok", "incomplete", "states"}
 	parts := make([]string, 0, len(counts))
 	for _, k := range fixed {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, counts[k]))
@@ -133,7 +138,7 @@ func (p *Profile) Words() string {
 		}
 		parts = append(parts, part)
 	}
-	head := fmt.Sprintf("%d configurations", p.Configurations)
+	head := fmt.Sprintf("%d configurations (%d states)", p.Configurations, p.States)
 	if p.Configurations < p.Total {
 		head = fmt.Sprintf("%d of %d configurations (partial: the sweep was cut)", p.Configurations, p.Total)
 	}
