@@ -208,12 +208,12 @@ func TestDefaultRangesEnumerate(t *testing.T) {
 // two sharing 4, and Canonical must not round the 6 down; with partial
 // reuse off the two check the same and Canonical rounds.
 func TestCanonicalKeepsPartialShares(t *testing.T) {
-	sc, err := LookupScenario("paired-draft-reuse")
+	sc, err := spec.LookupScenario("paired-draft-reuse")
 	if err != nil {
 		t.Fatal(err)
 	}
-	states := func(partial bool, shared int) (int, Config) {
-		cfg, err := ParseConfig(sc.Config, fmt.Sprintf("draft_pool=none target_blocks=10 max_batch_size=2 enable_partial_reuse=%v\nrequest prompt=12 new=2 family=0 shared=%d\nrequest prompt=12 new=2 family=0 shared=%d\n", partial, shared, shared))
+	states := func(partial bool, shared int) (int, spec.Config) {
+		cfg, err := spec.ParseConfig(sc.Config, fmt.Sprintf("draft_pool=none target_blocks=10 max_batch_size=2 enable_partial_reuse=%v\nrequest prompt=12 new=2 family=0 shared=%d\nrequest prompt=12 new=2 family=0 shared=%d\n", partial, shared, shared))
 		if err != nil {
 			t.Fatal(err)
 		}
