@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // Counterexample is everything a transcript is written from.
@@ -241,7 +242,7 @@ const configLineWidth = 128
 func ConfigText(cfg *spec.Config) string {
 	var b strings.Builder
 	line := ""
-	for _, setting := range spec.ChangedSettings(&spec.Config{}, cfg) {
+	for _, setting := range space.ChangedSettings(&spec.Config{}, cfg) {
 		if line != "" && len(line)+1+len(setting.String()) > configLineWidth {
 			b.WriteString(line + "\n")
 			line = ""
@@ -251,7 +252,7 @@ func ConfigText(cfg *spec.Config) string {
 	if line != "" {
 		b.WriteString(line + "\n")
 	}
-	for _, r := range spec.RequestLines(cfg) {
+	for _, r := range space.RequestLines(cfg) {
 		b.WriteString(r + "\n")
 	}
 	return b.String()

@@ -69,7 +69,7 @@ const (
 )
 
 func (m DraftPoolMode) String() string {
-	return m.names()[m]
+	return m.Names()[m]
 }
 
 // DraftViewMode says which context cursor an unpaired mirror reads inside
@@ -89,7 +89,7 @@ const (
 )
 
 func (m DraftViewMode) String() string {
-	return m.names()[m]
+	return m.Names()[m]
 }
 
 // Switch is a setting whose default is on: its zero value is "true".
@@ -105,7 +105,7 @@ const (
 // On reports whether the setting is on.
 func (s Switch) On() bool { return s == SwitchOn }
 
-func (s Switch) String() string { return s.names()[s] }
+func (s Switch) String() string { return s.Names()[s] }
 
 // BlockReusePolicy mirrors kv_cache_config's block reuse policy
 // (BlockReusePolicy in kv_cache_manager_v2.py at 00746ef).
@@ -120,7 +120,7 @@ const (
 	PerRequest
 )
 
-func (p BlockReusePolicy) String() string { return p.names()[p] }
+func (p BlockReusePolicy) String() string { return p.Names()[p] }
 
 // CodeVersion selects which version of the real code's admission of the
 // mirror is modeled, because the seed reports were taken on different
@@ -147,7 +147,7 @@ const (
 )
 
 func (v CodeVersion) String() string {
-	return v.names()[v]
+	return v.Names()[v]
 }
 
 // RequestTemplate describes one request a scenario may send.
@@ -195,7 +195,7 @@ const (
 )
 
 func (k LoopKind) String() string {
-	return k.names()[k]
+	return k.Names()[k]
 }
 
 // Config is one engine configuration: the KV cache managers, the scheduler
@@ -209,7 +209,7 @@ func (k LoopKind) String() string {
 // architecture that does not grow with the page (the draft width of one
 // step, extra KV tokens); "pages" counts pages of a pool. The `class` tag
 // declares the setting's value classes, those a sweep should reach
-// (valueclasses.go: on/off, each enumeration value, bounded or not, a whole
+// (spec/space/valueclasses.go: on/off, each enumeration value, bounded or not, a whole
 // number of pages or not, the minimum or other), judged under an optional
 // "if KEY=VALUE"; `kvcheck sweep --cover` reports them.
 type Config struct {
@@ -680,4 +680,18 @@ func (c *Config) dummyIndexSlots() int {
 // template returns the template of request id (1-based).
 func (c *Config) template(id uint8) *RequestTemplate {
 	return &c.Requests[id-1]
+}
+
+// ConfigPages counts every GPU page of every pool on every rank: the
+// "pages" a smallest counterexample has fewest of.
+func ConfigPages(c *Config) int {
+	pages := 0
+	for r := uint8(0); r < c.Ranks; r++ {
+		for p := Target; p < numPools; p++ {
+			if c.hasPool(r, p) {
+				pages += int(c.poolBlocksOn(r, p))
+			}
+		}
+	}
+	return pages
 }

@@ -9,20 +9,22 @@ import (
 	"strings"
 )
 
-// configField is one key of the configuration's text form, named after the
+// ConfigField is one key of the configuration's text form, named after the
 // TensorRT-LLM option it stands for. Every field of Config with a `kv` tag
 // is one: the tag is its key and the `doc` tag its description, so a new
-// setting is one tagged field and nothing else.
-type configField struct {
-	key   string
-	doc   string
-	index []int
+// setting is one tagged field and nothing else. Key is the tag, Doc the
+// description and Index the field's index in Config (reflect's), for the
+// configuration spaces (spec/space) that range over the keys.
+type ConfigField struct {
+	Key   string
+	Doc   string
+	Index []int
 }
 
-// configFields lists every scalar key of the text form in the order of
-// Config's fields.
-var configFields = func() []configField {
-	var out []configField
+// ConfigFields lists every scalar key of the text form in the order of
+// Config's fields. Nothing may change it: it is the text form.
+var ConfigFields = func() []ConfigField {
+	var out []ConfigField
 	t := reflect.TypeOf(Config{})
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -30,7 +32,7 @@ var configFields = func() []configField {
 		if !ok {
 			continue
 		}
-		out = append(out, configField{key: key, doc: f.Tag.Get("doc"), index: f.Index})
+		out = append(out, ConfigField{Key: key, Doc: f.Tag.Get("doc"), Index: f.Index})
 		if _, err := formatValue(reflect.New(f.Type).Elem()); err != nil {
 			panic(fmt.Sprintf("spec: configuration field %s: %v", f.Name, err))
 		}
@@ -43,39 +45,41 @@ type ConfigKey struct{ Key, Doc string }
 
 // ConfigKeys lists every setting of the text form, in order.
 func ConfigKeys() []ConfigKey {
-	out := make([]ConfigKey, len(configFields))
-	for i, f := range configFields {
-		out[i] = ConfigKey{f.key, f.doc}
+	out := make([]ConfigKey, len(ConfigFields))
+	for i, f := range ConfigFields {
+		out[i] = ConfigKey{f.Key, f.Doc}
 	}
 	return out
 }
 
-// enumNamer is an enumeration of the configuration: its value names, by
-// value.
-type enumNamer interface{ names() []string }
+// EnumNamer is an enumeration of the configuration: Names are its value
+// names, by value, as the text form writes them.
+type EnumNamer interface{ Names() []string }
 
-func (DraftPoolMode) names() []string { return []string{"none", "unpaired", "paired"} }
-func (DraftViewMode) names() []string { return []string{"same-as-target", "lag-by-reuse"} }
-func (CodeVersion) names() []string {
+func (DraftPoolMode) Names() []string { return []string{"none", "unpaired", "paired"} }
+func (DraftViewMode) Names() []string { return []string{"same-as-target", "lag-by-reuse"} }
+func (CodeVersion) Names() []string {
 	out := make([]string, numVersions)
 	for v := range versionRegistry {
 		out[v] = versionRegistry[v].name
 	}
 	return out
 }
-func (LoopKind) names() []string { return []string{"non-overlap", "overlap", "pipeline"} }
-func (Switch) names() []string   { return []string{"true", "false"} }
-func (BlockReusePolicy) names() []string {
+func (LoopKind) Names() []string { return []string{"non-overlap", "overlap", "pipeline"} }
+func (Switch) Names() []string   { return []string{"true", "false"} }
+func (BlockReusePolicy) Names() []string {
 	return []string{"all_reusable", "per_request"}
 }
 
-func (f *configField) value(c *Config) string {
-	text, _ := formatValue(reflect.ValueOf(c).Elem().FieldByIndex(f.index))
+// Value is the field's value in c as the text form writes it.
+func (f *ConfigField) Value(c *Config) string {
+	text, _ := formatValue(reflect.ValueOf(c).Elem().FieldByIndex(f.Index))
 	return text
 }
 
-func (f *configField) set(c *Config, text string) error {
-	return parseValue(reflect.ValueOf(c).Elem().FieldByIndex(f.index), text)
+// Set parses text into the field of c; the error says what was expected.
+func (f *ConfigField) Set(c *Config, text string) error {
+	return ParseValue(reflect.ValueOf(c).Elem().FieldByIndex(f.Index), text)
 }
 
 // formatValue renders a field value: an integer, true/false, an enum's
@@ -86,8 +90,8 @@ func formatValue(v reflect.Value) (string, error) {
 		b, err := m.MarshalText()
 		return string(b), err
 	}
-	if e, ok := v.Interface().(enumNamer); ok {
-		return e.names()[v.Uint()], nil
+	if e, ok := v.Interface().(EnumNamer); ok {
+		return e.Names()[v.Uint()], nil
 	}
 	switch v.Kind() {
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
@@ -113,20 +117,20 @@ func formatValue(v reflect.Value) (string, error) {
 	return "", fmt.Errorf("type %s has no text form", v.Type())
 }
 
-// parseValue parses text into a field value; the error says what was
+// ParseValue parses text into a field value; the error says what was
 // expected.
-func parseValue(v reflect.Value, text string) error {
+func ParseValue(v reflect.Value, text string) error {
 	if u, ok := v.Addr().Interface().(encoding.TextUnmarshaler); ok {
 		return u.UnmarshalText([]byte(text))
 	}
-	if e, ok := v.Interface().(enumNamer); ok {
-		for i, n := range e.names() {
+	if e, ok := v.Interface().(EnumNamer); ok {
+		for i, n := range e.Names() {
 			if n == text {
 				v.SetUint(uint64(i))
 				return nil
 			}
 		}
-		return fmt.Errorf("expected one of %s, got %q", strings.Join(e.names(), ", "), text)
+		return fmt.Errorf("expected one of %s, got %q", strings.Join(e.Names(), ", "), text)
 	}
 	switch v.Kind() {
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
@@ -167,20 +171,20 @@ func parseValue(v reflect.Value, text string) error {
 // "key=value" line per setting, then one "request ..." line per request.
 func FormatConfig(cfg *Config) string {
 	var b strings.Builder
-	for _, f := range configFields {
-		fmt.Fprintf(&b, "%s=%s\n", f.key, f.value(cfg))
+	for _, f := range ConfigFields {
+		fmt.Fprintf(&b, "%s=%s\n", f.Key, f.Value(cfg))
 	}
 	for _, r := range cfg.Requests {
-		b.WriteString(formatRequest(r))
+		b.WriteString(FormatRequest(r))
 		b.WriteString("\n")
 	}
 	return b.String()
 }
 
-// formatRequest writes a request line with prompt and new, and family,
+// FormatRequest writes a request line with prompt and new, and family,
 // shared, rank and receiving_kv only where they differ from parseRequest's
 // defaults (none, 0, 0, false).
-func formatRequest(r RequestTemplate) string {
+func FormatRequest(r RequestTemplate) string {
 	line := fmt.Sprintf("request prompt=%d new=%d", r.PromptLen, r.MaxNewTokens)
 	if r.Family != NoFamily {
 		line += fmt.Sprintf(" family=%d", r.Family)
@@ -252,7 +256,7 @@ func parseConfig(base Config, text string, validate func(*Config) error) (Config
 			if !ok {
 				return Config{}, &ConfigError{lineNo, fmt.Sprintf("expected key=value settings separated by spaces, or a request line, got %q", pair)}
 			}
-			f := lookupConfigField(key)
+			f := LookupConfigField(key)
 			if f == nil {
 				return Config{}, &ConfigError{lineNo, fmt.Sprintf("unknown setting %q; expected one of: %s", key, configKeys())}
 			}
@@ -260,7 +264,7 @@ func parseConfig(base Config, text string, validate func(*Config) error) (Config
 				return Config{}, &ConfigError{lineNo, fmt.Sprintf("%s already set on line %d", key, prev)}
 			}
 			seen[key] = lineNo
-			if err := f.set(&cfg, value); err != nil {
+			if err := f.Set(&cfg, value); err != nil {
 				return Config{}, &ConfigError{lineNo, fmt.Sprintf("%s: %v", key, err)}
 			}
 		}
@@ -278,19 +282,20 @@ func parseConfig(base Config, text string, validate func(*Config) error) (Config
 // setting may have.
 var spacedEquals = regexp.MustCompile(`[ \t]*=[ \t]*`)
 
-func lookupConfigField(key string) *configField {
-	for i := range configFields {
-		if configFields[i].key == key {
-			return &configFields[i]
+// LookupConfigField is the field of the text form's key, nil if none.
+func LookupConfigField(key string) *ConfigField {
+	for i := range ConfigFields {
+		if ConfigFields[i].Key == key {
+			return &ConfigFields[i]
 		}
 	}
 	return nil
 }
 
 func configKeys() string {
-	keys := make([]string, len(configFields))
-	for i, f := range configFields {
-		keys[i] = f.key
+	keys := make([]string, len(ConfigFields))
+	for i, f := range ConfigFields {
+		keys[i] = f.Key
 	}
 	return strings.Join(keys, ", ")
 }

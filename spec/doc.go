@@ -5,11 +5,13 @@
 // arrival, accepted draft tokens, a request finishing) is an explicit Action,
 // so a trace of actions replays exactly.
 //
-// Read it top-down, one file per mechanism:
+// Read it top-down, one file per mechanism. The engine, what a
+// TensorRT-LLM reader checks against the code:
 //
-//   - config.go       the engine configuration and request templates;
-//     configtext.go its text form (transcripts, shrunk scenarios)
+//   - config.go       the engine configuration and request templates
 //   - state.go        the compact state value and its fingerprint
+//   - core.go         KVCacheManagerV2's pool core, generic over the
+//     integer width; manager_core.go its per-request steps on one cache
 //   - cache.go        one request's cache in one pool (_KVCache: resume,
 //     suspend, resize with its raises, commit, close)
 //   - pool.go         page accounting of one pool: free pages, the reuse
@@ -21,25 +23,46 @@
 //   - update.go       update_context_resources, update_resources and
 //     free_resources
 //   - scheduler.go    KVCacheV2Scheduler._schedule_loop and its eviction
-//     ladder
+//     ladder; prefix_skip.go its prefix-aware skip; deadlock.go its
+//     deadlock detector
 //   - sample.go       what a loop does with a batch that ran: request
 //     states, the sampler's update, terminations
 //   - executor.go     PyExecutor._executor_loop (non-overlap), one action
-//     per phase
+//     per phase; block_offsets.go, disagg_gen.go, ctx_transfer.go the
+//     steps it calls
 //   - adp.go          attention DP: pad dummies, the _can_queue veto, the
-//     dummy rollback
+//     dummy rollback; adp_role.go the pad dummy's role (_update_adp_dummy_role)
 //   - overlap.go      PyExecutor._executor_loop_overlap and its deferred
 //     previous batch
 //   - pipeline.go     PyExecutor._executor_loop_pp: stages, rank 0's
 //     micro-batches, the handled batches
-//   - crash.go        a raise inside the loop: the crashed engine state
+//   - crash.go        a raise inside the loop: the crashed engine state;
+//     hazard.go a forward over a cache that was not active
+//   - versions.go     what depends on the code version; fixes.go,
+//     prefixes.go and prefix_*.go the fix variants and the historical bugs
+//     put back
 //   - actions.go      the Action value, its transcript line and its parser
-//   - invariants.go, goals.go   the named properties checked in every state
-//   - fixes.go        the named fix variants
-//   - scenarios.go    the Scenario type; scenariofiles.go reads the built-in
-//     scenarios from the files in scenarios/ (scenariofile.go: their format)
-//   - spec.go         the model.Spec the checker explores; dump.go renders
-//     a state
+//   - spec.go         the model.Spec the checker explores
+//
+// What is checked in every state: invariants.go, bookkeeping.go,
+// token_accounting.go, page_index.go (invariants), goals.go, goalnames.go,
+// goals_coverage.go, goals_pressure.go (goals), liveness.go and
+// deadlock_verdict.go (progress, and what the detector made of a
+// livelock), branches.go and coverage.go (the branches a run reaches).
+//
+// kvcheck's machinery that stays in this package because it is methods of
+// the engine's types or the engine's tests read it: configtext.go (the
+// configuration's text form), scenarios.go, scenariofile.go,
+// scenariofiles.go and expect.go (the built-in scenarios, their file format
+// and expected verdicts), describe.go and dump.go (a state in words),
+// symmetry.go and por.go (the checker's reductions), api_*.go (what the
+// lin, fuzz, transcript and triage tools read), sourcehash.go.
+//
+// The packages under spec/ build on it, one way (spec/layout_test.go):
+// spec/space (configuration spaces, their enumeration, random
+// configurations, default sweep ranges, value classes) imports spec;
+// spec/yamlconf (the YAML reader of scenario files) is a leaf spec
+// imports. docs/development.md ("Layout") describes them.
 //
 // Citations name the TensorRT-LLM function and the commit it was read at;
 // docs/reference.md summarizes that code and spec/reading-notes.md lists

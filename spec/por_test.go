@@ -2,8 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -119,51 +117,6 @@ func TestPartialOrderAgreesOnScenarios(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestPartialOrderAgreesOnRandomConfigs draws random multi-rank
-// configurations around the scenarios that have several ranks and checks
-// them with and without the reduction; only draws whose state space is
-// small enough to check twice quickly count. KVCHECK_POR_SOAK=1 makes it
-// the long soak (150 configurations of up to 30,000 states, each also
-// put through checkSpecRules; about 4 minutes).
-func TestPartialOrderAgreesOnRandomConfigs(t *testing.T) {
-	want, maxStates, seed := 12, 4000, uint64(11)
-	soak := os.Getenv("KVCHECK_POR_SOAK") != ""
-	if soak {
-		want, maxStates, seed = 150, 30000, 101
-	}
-	rng := rand.New(rand.NewPCG(seed, 13))
-	var bases []*Scenario
-	for _, sc := range Scenarios() {
-		if sc.Config.Ranks > 1 && sc.Config.Loop != PipelineLoop {
-			bases = append(bases, sc)
-		}
-	}
-	checked, full, reduced := 0, 0, 0
-	for tries := 0; checked < want && tries < 20*want+200; tries++ {
-		sc := bases[rng.IntN(len(bases))]
-		cfg := RandomConfig(rng, sc.Config)
-		variants := sc.Variants()
-		sp, err := New(cfg, variants[rng.IntN(len(variants))])
-		if err != nil {
-			continue
-		}
-		if probe := model.Check(sp, model.Options{MaxStates: maxStates, KeepGoing: true}); !probe.Complete {
-			continue
-		}
-		checked++
-		name := fmt.Sprintf("random config %d around %s (KVCHECK_POR_SOAK=%v):\n%s", tries, sc.Name, soak, FormatConfig(&cfg))
-		f, r := checkPartialOrderAgrees(t, name, sp, 0)
-		full, reduced = full+f, reduced+r
-		if soak {
-			checkSpecRules(t, name, sp, 5000)
-		}
-	}
-	if checked < want {
-		t.Fatalf("only %d random configurations were small enough to check", checked)
-	}
-	t.Logf("%d random configurations: %d states without the reduction, %d with it", checked, full, reduced)
 }
 
 // TestPartialOrderWorkersAgree wants the reduced search's result not to

@@ -6,10 +6,12 @@ import (
 	"github.com/kvcheck/kvcheck/model"
 )
 
-// sources are the spec's own Go files, embedded so that SourceHash changes
-// whenever the spec does.
+// sources are the spec's own Go files and those of its subpackages
+// (spec/space, spec/yamlconf: what a sweep enumerates and how scenario
+// files read), embedded so that SourceHash changes whenever any of them
+// does; TestSourceHashCoversEverySubpackage keeps the list whole.
 //
-//go:embed *.go
+//go:embed *.go space/*.go yamlconf/*.go
 var sources embed.FS
 
 // SourceHash is a hex SHA-256 of the spec's Go source files: a result

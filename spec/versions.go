@@ -73,3 +73,9 @@ func (c *Config) deadlockDetector() deadlockMode {
 	}
 	return deadlockWarns
 }
+
+// CountsStalledPasses says whether c's scheduler has the counting detector
+// that raises (PR #19235's _detect_deadlock), the only one that reads
+// DeadlockStallPasses: configuration spaces (spec/space) drop the setting
+// where nothing reads it.
+func (c *Config) CountsStalledPasses() bool { return c.deadlockDetector() == deadlockRaises }

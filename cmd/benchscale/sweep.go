@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // sweepCounts is what a sweep child reports.
@@ -35,7 +36,7 @@ func sweepOne(name string) (sweepCounts, error) {
 	if err != nil {
 		return sweepCounts{}, err
 	}
-	cs, err := spec.NewConfigSpace(sc.Config, spec.DefaultRanges(sc.Name), nil)
+	cs, err := space.NewConfigSpace(sc.Config, space.DefaultRanges(sc.Name), nil)
 	if err != nil {
 		return sweepCounts{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // coverage collects, per scenario, what the variants of a `check --cover`
@@ -17,7 +18,7 @@ import (
 type coverage struct {
 	byScenario map[string]*spec.Coverage
 	order      []string
-	// classes marks the value classes (spec.ValueClasses) of the
+	// classes marks the value classes (space.ValueClasses) of the
 	// configurations a sweep checked; nil outside a sweep.
 	classes []bool
 }
@@ -63,9 +64,9 @@ func (c *coverage) addConfig(cfg *spec.Config) {
 		return
 	}
 	if c.classes == nil {
-		c.classes = make([]bool, len(spec.ValueClasses()))
+		c.classes = make([]bool, len(space.ValueClasses()))
 	}
-	spec.MarkValueClasses(cfg, c.classes)
+	space.MarkValueClasses(cfg, c.classes)
 }
 
 // classReport is what a sweep's configurations reached of the settings'
@@ -80,7 +81,7 @@ func (c *coverage) classReport() *classReport {
 	if c.classes == nil {
 		return nil
 	}
-	all := spec.ValueClasses()
+	all := space.ValueClasses()
 	r := &classReport{Total: len(all), Never: []string{}}
 	for i, vc := range all {
 		if c.classes[i] {

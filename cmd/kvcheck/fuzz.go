@@ -10,6 +10,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/fuzz"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // fuzzOptions are the flags of `kvcheck fuzz`.
@@ -327,10 +328,10 @@ func (g *stateGrowth) stalled(walks, states int) string {
 // the requests changed.
 func configChanges(base, reduced *spec.Config) []string {
 	var out []string
-	for _, s := range spec.ChangedSettings(base, reduced) {
+	for _, s := range space.ChangedSettings(base, reduced) {
 		out = append(out, s.String())
 	}
-	if requests := spec.RequestLines(reduced); !slices.Equal(requests, spec.RequestLines(base)) {
+	if requests := space.RequestLines(reduced); !slices.Equal(requests, space.RequestLines(base)) {
 		out = append(out, requests...)
 	}
 	return out

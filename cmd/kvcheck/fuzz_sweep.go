@@ -13,6 +13,7 @@ import (
 	"github.com/kvcheck/kvcheck/counterexamples"
 	"github.com/kvcheck/kvcheck/fuzz"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // fuzzSweepReport is one line of `kvcheck fuzz --sweep --json`: what the
@@ -57,7 +58,7 @@ type fuzzSweepFind struct {
 const defaultSweepWalks = 64
 
 // runFuzzSweep is `kvcheck fuzz --sweep`: for each variant, random
-// configurations around its scenario's (spec.RandomConfig: the scenario's
+// configurations around its scenario's (space.RandomConfig: the scenario's
 // shape, sizes and requests beyond any sweep's bounds), each walked
 // --walks times (default 64) under the variant's fixes, until the
 // variant's share of --time. The configurations drawn follow from --seed;
@@ -117,7 +118,7 @@ func fuzzSweepVariant(v variant, seed uint64, walks int, deadline time.Time) fuz
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	var best *fuzzSweepFind
 	for draw := 1; time.Now().Before(deadline); draw++ {
-		cfg := spec.RandomConfig(rng, v.scenario.Config)
+		cfg := space.RandomConfig(rng, v.scenario.Config)
 		sp, err := spec.New(cfg, v.fixes)
 		if err != nil {
 			r.Invalid++

@@ -16,6 +16,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // sweepOptions are the flags of `kvcheck sweep`.
@@ -315,8 +316,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 type sweepSpace struct {
 	base    spec.Config
 	ranges  []string
-	configs []spec.SpaceConfig
-	stats   spec.SpaceStats
+	configs []space.SpaceConfig
+	stats   space.SpaceStats
 }
 
 // sweepVariant is a variant to sweep and where its space comes from.
@@ -348,7 +349,7 @@ func sweepVariants(opts sweepOptions) ([]sweepVariant, error) {
 			return nil, err
 		}
 		src := sweepVariant{scenario: sc}
-		for _, r := range spec.DefaultRanges(sc.Name) {
+		for _, r := range space.DefaultRanges(sc.Name) {
 			src.ranges = append(src.ranges, configfile.Range{Text: r})
 		}
 		sources = append(sources, src)
@@ -373,7 +374,7 @@ func sweepVariants(opts sweepOptions) ([]sweepVariant, error) {
 	if len(opts.scenarios) == 0 && len(opts.configs) == 0 {
 		for _, sc := range spec.Scenarios() {
 			src := sweepVariant{scenario: sc}
-			for _, r := range spec.DefaultRanges(sc.Name) {
+			for _, r := range space.DefaultRanges(sc.Name) {
 				src.ranges = append(src.ranges, configfile.Range{Text: r})
 			}
 			sources = append(sources, src)
@@ -444,12 +445,12 @@ func newSweepSpace(v sweepVariant, flagRanges []string, deadline time.Time, stop
 	var ranges []string
 	for _, k := range order {
 		s := byKey[k]
-		if _, err := spec.NewConfigSpace(base, []string{s.text}, []int{s.line}); err != nil {
+		if _, err := space.NewConfigSpace(base, []string{s.text}, []int{s.line}); err != nil {
 			return nil, fmt.Errorf("%s: %v", s.where, err)
 		}
 		ranges = append(ranges, s.text)
 	}
-	cs, err := spec.NewConfigSpace(base, ranges, nil)
+	cs, err := space.NewConfigSpace(base, ranges, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -466,12 +467,12 @@ func newSweepSpace(v sweepVariant, flagRanges []string, deadline time.Time, stop
 // enumerateWithin is cs.Enumerate bounded by the sweep's --time deadline
 // (zero: none) and its interrupt: a space that takes long to enumerate
 // ends the sweep at its budget instead of ignoring it.
-func enumerateWithin(cs *spec.ConfigSpace, deadline time.Time, stop func() bool) ([]spec.SpaceConfig, spec.SpaceStats, error) {
+func enumerateWithin(cs *space.ConfigSpace, deadline time.Time, stop func() bool) ([]space.SpaceConfig, space.SpaceStats, error) {
 	start := time.Now()
 	configs, stats, err := cs.EnumerateUntil(func() bool {
 		return stop() || !deadline.IsZero() && time.Now().After(deadline)
 	})
-	if errors.Is(err, spec.ErrEnumerationStopped) {
+	if errors.Is(err, space.ErrEnumerationStopped) {
 		if stop() {
 			return nil, stats, fmt.Errorf("interrupted while enumerating the space")
 		}

@@ -17,7 +17,7 @@ import (
 // sweep that reaches them all and breaks nothing has checked the code
 // where it refuses and evicts; one that does not is vacuous and says so.
 type Pressure struct {
-	// Ranges are the sweep's ranges ("KEY=VALUES", spec.NewConfigSpace's
+	// Ranges are the sweep's ranges ("KEY=VALUES", space.NewConfigSpace's
 	// form); the file's kvcheck.sweep replaces the range of each key it
 	// names.
 	Ranges []Range

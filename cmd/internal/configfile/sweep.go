@@ -9,7 +9,7 @@ import (
 )
 
 // Range is one range of a file's sweep ranges (`kvcheck sweep --config
-// FILE`): "KEY=VALUES" as spec.NewConfigSpace reads it, and its line.
+// FILE`): "KEY=VALUES" as space.NewConfigSpace reads it, and its line.
 type Range struct {
 	Text string
 	Line int
@@ -17,7 +17,7 @@ type Range struct {
 
 // parseSweep reads kvcheck.sweep: a mapping of range keys to values,
 // `requests: 1..3`, `target_blocks: 4..8`, `version: all`. Keys and values
-// are checked by spec.NewConfigSpace, which the error then names at the
+// are checked by space.NewConfigSpace, which the error then names at the
 // line.
 func parseSweep(r *yamlconf.Reader, fl yamlconf.Field) ([]Range, error) {
 	if fl.Node.Kind != yaml.MappingNode {

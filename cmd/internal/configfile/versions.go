@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // SpecVersions are the versions of TensorRT-LLM's code the spec models, as
 // spec.Config.Version names them (its values, read from the spec through
 // the version=all range, so a version the spec adds is taken up here).
 func SpecVersions() []string {
-	cs, err := spec.NewConfigSpace(spec.Config{}, []string{"version=all"}, nil)
+	cs, err := space.NewConfigSpace(spec.Config{}, []string{"version=all"}, nil)
 	if err != nil || len(cs.Settings) != 1 {
 		panic(fmt.Sprintf("configfile: the spec's versions: %v", err))
 	}

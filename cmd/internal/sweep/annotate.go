@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // Annotate completes a folded report: the verdict on the base (seed)
@@ -67,10 +68,10 @@ func CheckConfig(v Variant, cfg spec.Config, search Search, cache *Cache) (r Rec
 	if depth == 0 {
 		depth = v.Scenario.Depth
 	}
-	c := spec.SpaceConfig{Config: cfg, Requests: len(cfg.Requests), Pages: spec.ConfigPages(&cfg), Ranks: int(cfg.Ranks)}
+	c := space.SpaceConfig{Config: cfg, Requests: len(cfg.Requests), Pages: spec.ConfigPages(&cfg), Ranks: int(cfg.Ranks)}
 	key := ""
 	if cache != nil {
-		key = cache.Key(v, search, spec.ConfigIdentity(&cfg))
+		key = cache.Key(v, search, space.ConfigIdentity(&cfg))
 		if r, ok := cache.Lookup(v, key); ok {
 			r.Requests, r.Pages, r.Ranks = c.Requests, c.Pages, c.Ranks
 			return r, true

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // benchVariants are the seed scenarios under the fix sets their default
@@ -35,7 +36,7 @@ func BenchmarkDefaultSweep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cs, err := spec.NewConfigSpace(sc.Config, spec.DefaultRanges(sc.Name), nil)
+			cs, err := space.NewConfigSpace(sc.Config, space.DefaultRanges(sc.Name), nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 func TestParseShard(t *testing.T) {
@@ -85,7 +86,7 @@ func TestCachedRecordTakesTheConfigurationsSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := spec.NewConfigSpace(sc.Config, []string{"requests=1", "prompt_pages=1", "new_tokens=1", "target_blocks=3"}, nil)
+	cs, err := space.NewConfigSpace(sc.Config, []string{"requests=1", "prompt_pages=1", "new_tokens=1", "target_blocks=3"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package sweep checks one variant (a scenario under a set of fixes) on
-// every configuration of a spec.ConfigSpace: the engine of `kvcheck sweep`
+// every configuration of a space.ConfigSpace: the engine of `kvcheck sweep`
 // and `kvcheck merge`. A run checks the configurations a shard owns, in
 // parallel, one exhaustive search each, and emits one Record per
 // configuration; Fold turns the records of one run, or of every shard's
@@ -16,6 +16,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // Variant is a scenario checked under a set of fixes.
@@ -104,7 +105,7 @@ type Options struct {
 // Run checks v on the configurations of configs that opts.Shard owns and
 // calls emit with each record, from one goroutine at a time, in no
 // particular order. It returns how many records came from the cache.
-func Run(v Variant, configs []spec.SpaceConfig, opts Options, emit func(Record)) (cached int) {
+func Run(v Variant, configs []space.SpaceConfig, opts Options, emit func(Record)) (cached int) {
 	var owned []int
 	for i := range configs {
 		if opts.Shard.Owns(i) {
@@ -191,7 +192,7 @@ func Run(v Variant, configs []spec.SpaceConfig, opts Options, emit func(Record))
 
 // classEnd is the last index of the size class of configs[i] (configs are
 // sorted, so a class is contiguous).
-func classEnd(configs []spec.SpaceConfig, i int) int {
+func classEnd(configs []space.SpaceConfig, i int) int {
 	key := configs[i].SizeKey()
 	for i+1 < len(configs) && configs[i+1].SizeKey() == key {
 		i++
@@ -201,7 +202,7 @@ func classEnd(configs []spec.SpaceConfig, i int) int {
 
 // checkOne runs the exhaustive search of v on one configuration; stopped
 // says stop ended it first (its record then means nothing).
-func checkOne(v Variant, c *spec.SpaceConfig, search Search, depth int, cover *spec.Coverage, stop func() bool) (r Record, stopped bool) {
+func checkOne(v Variant, c *space.SpaceConfig, search Search, depth int, cover *spec.Coverage, stop func() bool) (r Record, stopped bool) {
 	r = Record{Result: ResultOK, Requests: c.Requests, Pages: c.Pages, Ranks: c.Ranks}
 	sp, err := spec.New(c.Config, v.Fixes)
 	if err != nil {

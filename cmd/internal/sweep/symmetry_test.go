@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // TestSweepSymmetry: a sweep over two-rank configurations gives every
@@ -15,7 +16,7 @@ func TestSweepSymmetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := spec.NewConfigSpace(sc.Config, []string{"requests=2", "ranks=2", "prompt_pages=1", "new_tokens=1", "target_blocks=4"}, nil)
+	cs, err := space.NewConfigSpace(sc.Config, []string{"requests=2", "ranks=2", "prompt_pages=1", "new_tokens=1", "target_blocks=4"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // change is one knob changed alone: the row it fills and the
@@ -22,15 +23,15 @@ type change struct {
 // prefill, block reuse, the transceiver, each pool size and
 // max_num_active_requests and max_batch_size one up and one down. A change
 // that leaves the configuration canonically the same (a setting that
-// cannot matter here, spec.Canonical) is left out.
+// cannot matter here, space.Canonical) is left out.
 func knobChanges(f *Finding) []change {
 	var out []change
-	same := spec.ConfigIdentity(ptr(spec.Canonical(f.Config)))
+	same := space.ConfigIdentity(ptr(space.Canonical(f.Config)))
 	add := func(knob, from, to string, edit func(c *spec.Config)) {
 		cfg := f.Config
 		cfg.Requests = append([]spec.RequestTemplate(nil), f.Config.Requests...)
 		edit(&cfg)
-		if spec.ConfigIdentity(ptr(spec.Canonical(cfg))) == same {
+		if space.ConfigIdentity(ptr(space.Canonical(cfg))) == same {
 			return
 		}
 		out = append(out, change{row: Row{Knob: knob, Change: from + " → " + to, from: from, to: to}, cfg: cfg, fixes: f.Fixes})

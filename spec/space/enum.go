@@ -1,4 +1,4 @@
-package spec
+package space
 
 import (
 	"cmp"
@@ -8,12 +8,14 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 // SpaceConfig is one configuration of a ConfigSpace, canonical, with the
 // measures that order the space smallest first.
 type SpaceConfig struct {
-	Config Config
+	Config spec.Config
 	// Key is a compact encoding of the canonical configuration: its
 	// identity within one build of the spec (see ConfigIdentity).
 	Key string
@@ -27,7 +29,7 @@ type SpaceConfig struct {
 }
 
 // Text is the configuration's text form (FormatConfig).
-func (c *SpaceConfig) Text() string { return FormatConfig(&c.Config) }
+func (c *SpaceConfig) Text() string { return spec.FormatConfig(&c.Config) }
 
 // SizeKey is the (requests, pages, ranks) a smallest counterexample is
 // judged by, before its trace length.
@@ -71,7 +73,7 @@ func (cs *ConfigSpace) EnumerateUntil(stop func() bool) ([]SpaceConfig, SpaceSta
 	for _, s := range cs.Settings {
 		settings *= len(s.Values)
 	}
-	sequences := [][]RequestTemplate{cs.Base.Requests}
+	sequences := [][]spec.RequestTemplate{cs.Base.Requests}
 	if cs.Mix != nil {
 		sequences = nil
 	}
@@ -81,11 +83,11 @@ func (cs *ConfigSpace) EnumerateUntil(stop func() bool) ([]SpaceConfig, SpaceSta
 		tpb   uint32
 		ranks uint8
 	}
-	memo := map[seqKey][][]RequestTemplate{}
+	memo := map[seqKey][][]spec.RequestTemplate{}
 	seen := map[string]bool{}
 	var out []SpaceConfig
 	idx := make([]int, len(cs.Settings))
-	setters := make([]func(*Config, string) error, len(cs.Settings))
+	setters := make([]func(*spec.Config, string) error, len(cs.Settings))
 	for i, s := range cs.Settings {
 		set, err := s.setter()
 		if err != nil {
@@ -106,7 +108,7 @@ func (cs *ConfigSpace) EnumerateUntil(stop func() bool) ([]SpaceConfig, SpaceSta
 		seqs := sequences
 		if cs.Mix != nil {
 			k := seqKey{cfg.TokensPerBlock, cfg.Ranks}
-			if cfg.Loop == PipelineLoop || !cs.Mix.Spread {
+			if cfg.Loop == spec.PipelineLoop || !cs.Mix.Spread {
 				k.ranks = 1
 			}
 			if _, ok := memo[k]; !ok {
@@ -155,7 +157,7 @@ func compareSpaceConfigs(a, b SpaceConfig) int {
 // encodings are equal configurations. Cheaper than FormatConfig by far, it
 // identifies a configuration within one build of the spec; a result cache
 // keyed on it must also key on the spec's SourceHash.
-func ConfigIdentity(cfg *Config) string {
+func ConfigIdentity(cfg *spec.Config) string {
 	b := make([]byte, 0, 64)
 	var enc func(v reflect.Value)
 	enc = func(v reflect.Value) {
@@ -201,35 +203,21 @@ func nextIndex(idx []int, settings []SettingRange) bool {
 }
 
 // measure fills a SpaceConfig's measures.
-func measure(c Config, key string) SpaceConfig {
-	sc := SpaceConfig{Config: c, Key: key, Requests: len(c.Requests), Ranks: int(c.Ranks), Pages: ConfigPages(&c)}
+func measure(c spec.Config, key string) SpaceConfig {
+	sc := SpaceConfig{Config: c, Key: key, Requests: len(c.Requests), Ranks: int(c.Ranks), Pages: spec.ConfigPages(&c)}
 	for _, t := range c.Requests {
 		sc.Tokens += int(t.PromptLen) + int(t.MaxNewTokens)
 	}
 	return sc
 }
 
-// ConfigPages counts every GPU page of every pool on every rank: the
-// "pages" a smallest counterexample has fewest of.
-func ConfigPages(c *Config) int {
-	pages := 0
-	for r := uint8(0); r < c.Ranks; r++ {
-		for p := Target; p < numPools; p++ {
-			if c.hasPool(r, p) {
-				pages += int(c.poolBlocksOn(r, p))
-			}
-		}
-	}
-	return pages
-}
-
 // sequences returns every request sequence of the mix with tokens_per_block
 // tpb over ranks ranks, routings up to renaming ranks.
-func (m *RequestMix) sequences(tpb uint32, ranks uint8) [][]RequestTemplate {
+func (m *RequestMix) sequences(tpb uint32, ranks uint8) [][]spec.RequestTemplate {
 	kinds := m.kinds(tpb)
-	var out [][]RequestTemplate
+	var out [][]spec.RequestTemplate
 	for _, count := range m.Count {
-		seq := make([]RequestTemplate, count)
+		seq := make([]spec.RequestTemplate, count)
 		var fill func(i int, usedRanks uint8)
 		fill = func(i int, usedRanks uint8) {
 			if i == count {
@@ -253,8 +241,8 @@ func (m *RequestMix) sequences(tpb uint32, ranks uint8) [][]RequestTemplate {
 
 // kinds are the requests the mix draws from with tokens_per_block tpb,
 // before routing.
-func (m *RequestMix) kinds(tpb uint32) []RequestTemplate {
-	var kinds []RequestTemplate
+func (m *RequestMix) kinds(tpb uint32) []spec.RequestTemplate {
+	var kinds []spec.RequestTemplate
 	for _, p := range m.PromptPages {
 		for _, n := range m.NewTokens {
 			for _, s := range m.SharedPages {
@@ -266,7 +254,7 @@ func (m *RequestMix) kinds(tpb uint32) []RequestTemplate {
 						if s > p || (kv && send) || (send && n != 1) {
 							continue
 						}
-						r := RequestTemplate{PromptLen: uint32(prompt), MaxNewTokens: uint32(n), Family: NoFamily, ReceivingKV: kv, SendingKV: send}
+						r := spec.RequestTemplate{PromptLen: uint32(prompt), MaxNewTokens: uint32(n), Family: spec.NoFamily, ReceivingKV: kv, SendingKV: send}
 						if s > 0 {
 							r.Family = 0
 							r.SharedPrefix = uint32(s * int(tpb))
@@ -292,17 +280,17 @@ func (m *RequestMix) kinds(tpb uint32) []RequestTemplate {
 // end inside a block, so a prefix of 6 tokens reuses more than one of 4),
 // and ranks and families are renamed in order of first use. Requests are
 // never reordered: a request's ID is its arrival order.
-func Canonical(cfg Config) Config {
+func Canonical(cfg spec.Config) spec.Config {
 	c := cfg
 	c.Requests = slices.Clone(cfg.Requests)
-	if c.DraftPool == NoDraftPool {
+	if c.DraftPool == spec.NoDraftPool {
 		c.DraftBlocks, c.DraftIndexSlots, c.ReserveDraftTokens = 0, 0, 0
-		c.StageDraftBlocks = [MaxRanks]uint32{}
+		c.StageDraftBlocks = [spec.MaxRanks]uint32{}
 	}
 	if !c.HostTier {
-		c.HostBlocks, c.StageHostBlocks = 0, [MaxRanks]uint32{}
+		c.HostBlocks, c.StageHostBlocks = 0, [spec.MaxRanks]uint32{}
 	}
-	for r := range MaxRanks {
+	for r := range spec.MaxRanks {
 		if c.StageTargetBlocks[r] == c.TargetBlocks {
 			c.StageTargetBlocks[r] = 0
 		}
@@ -313,8 +301,8 @@ func Canonical(cfg Config) Config {
 			c.StageHostBlocks[r] = 0
 		}
 	}
-	if c.DraftPool != UnpairedDraftPool {
-		c.DraftView = DraftViewSameAsTarget
+	if c.DraftPool != spec.UnpairedDraftPool {
+		c.DraftView = spec.DraftViewSameAsTarget
 	}
 	if !c.ChunkedPrefill {
 		c.ChunkUnitSize = 0
@@ -325,12 +313,12 @@ func Canonical(cfg Config) Config {
 	if !c.BlockReuse {
 		// the policy says when published blocks are committed, and
 		// without reuse the budget's before- and after-reuse lengths agree
-		c.ReusePolicy, c.PrefixAwareScheduling = AllReusable, SwitchOn
+		c.ReusePolicy, c.PrefixAwareScheduling = spec.AllReusable, spec.SwitchOn
 	}
-	if c.Loop != PipelineLoop || !c.RecomputePause {
-		c.PPPropagatesRecomputePause = SwitchOn
+	if c.Loop != spec.PipelineLoop || !c.RecomputePause {
+		c.PPPropagatesRecomputePause = spec.SwitchOn
 	}
-	if c.deadlockDetector() != deadlockRaises {
+	if !c.CountsStalledPasses() {
 		c.DeadlockStallPasses = 0 // only the counting detector that raises reads it
 	}
 	families := map[uint8]uint8{}
@@ -339,8 +327,8 @@ func Canonical(cfg Config) Config {
 		if tpb := c.TokensPerBlock; tpb > 0 && !c.PartialReuse {
 			r.SharedPrefix = r.SharedPrefix / tpb * tpb
 		}
-		if !c.BlockReuse || r.Family == NoFamily || r.SharedPrefix == 0 {
-			r.Family, r.SharedPrefix = NoFamily, 0
+		if !c.BlockReuse || r.Family == spec.NoFamily || r.SharedPrefix == 0 {
+			r.Family, r.SharedPrefix = spec.NoFamily, 0
 			continue
 		}
 		f, ok := families[r.Family]
@@ -350,7 +338,7 @@ func Canonical(cfg Config) Config {
 		}
 		r.Family = f
 	}
-	if c.Loop != PipelineLoop {
+	if c.Loop != spec.PipelineLoop {
 		ranks := map[uint8]uint8{}
 		for i := range c.Requests {
 			r := &c.Requests[i]

@@ -1,13 +1,15 @@
-package spec
+package space
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 // TestChangedSettingsAndRequestLines: the settings that differ are exactly
 // the changed keys, and a request line leaves out parseRequest's defaults
-// yet reads back to the same template.
+// (that it reads back is spec's TestRequestLineReadsBack).
 func TestChangedSettingsAndRequestLines(t *testing.T) {
 	base := draftAdmission.Config
 	if got := ChangedSettings(&base, &base); len(got) != 0 {
@@ -18,18 +20,7 @@ func TestChangedSettingsAndRequestLines(t *testing.T) {
 	if got, want := ChangedSettings(&base, &changed), []ConfigSetting{{"draft_blocks", "6"}, {"ranks", "2"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ChangedSettings = %v, want %v", got, want)
 	}
-	for _, r := range []RequestTemplate{
-		{PromptLen: 4, MaxNewTokens: 1, Family: NoFamily},
-		{PromptLen: 12, MaxNewTokens: 4, Family: 0, SharedPrefix: 8, Rank: 1, ReceivingKV: true},
-	} {
-		cfg := Config{Requests: []RequestTemplate{r}}
-		line := RequestLines(&cfg)[0]
-		back, err := parseRequest(line)
-		if err != nil || back != r {
-			t.Errorf("%q reads back as %+v (%v), want %+v", line, back, err, r)
-		}
-	}
-	if got := RequestLines(&Config{Requests: []RequestTemplate{{PromptLen: 4, MaxNewTokens: 1, Family: NoFamily}}})[0]; got != "request prompt=4 new=1" {
+	if got := RequestLines(&spec.Config{Requests: []spec.RequestTemplate{{PromptLen: 4, MaxNewTokens: 1, Family: spec.NoFamily}}})[0]; got != "request prompt=4 new=1" {
 		t.Errorf("a request with default arguments is %q", got)
 	}
 }

@@ -1,6 +1,8 @@
-package spec
+package space
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // checkSpaceSize refuses, before Enumerate walks anything, a space that is
 // sure to pass MaxSpaceCombinations: the product of the settings' value

@@ -1,10 +1,12 @@
-package spec
+package space
 
 import (
 	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 // ValueClass is one class of values of a configuration setting that a
@@ -16,7 +18,7 @@ import (
 // judged under: enable_partial_reuse=off means something only with block
 // reuse on. `kvcheck sweep --cover` says which classes the checked
 // configurations reached; every setting declares its classes in the
-// `class` tag of its Config field (config.go), next to its key.
+// `class` tag of its Config field (spec/config.go), next to its key.
 type ValueClass struct {
 	Key, Class, When string
 }
@@ -39,43 +41,43 @@ func (c ValueClass) String() string {
 //	size at=N          N (the minimum, or the value that matters), other
 //	set zero=NAME      NAME (unset: all zero), set
 type classSpec struct {
-	field   *configField
+	field   *spec.ConfigField
 	kind    string
 	zero    string
 	at      uint64
 	classes []string
 	// whenField, whenValue: the condition (nil: none).
-	whenField *configField
+	whenField *spec.ConfigField
 	whenValue string
 }
 
-// valueClassSpecs are the settings' parsed class tags, in configFields'
+// valueClassSpecs are the settings' parsed class tags, in ConfigFields'
 // order; a setting without a tag has none (TestEverySettingHasValueClasses
 // names it), and a malformed tag panics at start-up.
 var valueClassSpecs = func() []classSpec {
 	var out []classSpec
-	t := reflect.TypeOf(Config{})
-	for i := range configFields {
-		f := &configFields[i]
-		tag, ok := t.FieldByIndex(f.index).Tag.Lookup("class")
+	t := reflect.TypeOf(spec.Config{})
+	for i := range spec.ConfigFields {
+		f := &spec.ConfigFields[i]
+		tag, ok := t.FieldByIndex(f.Index).Tag.Lookup("class")
 		if !ok {
 			continue
 		}
 		cs, err := parseClassTag(f, tag)
 		if err != nil {
-			panic(fmt.Sprintf("spec: configuration field %s: class tag %q: %v", f.key, tag, err))
+			panic(fmt.Sprintf("spec/space: configuration field %s: class tag %q: %v", f.Key, tag, err))
 		}
 		out = append(out, cs)
 	}
 	return out
 }()
 
-func parseClassTag(f *configField, tag string) (classSpec, error) {
+func parseClassTag(f *spec.ConfigField, tag string) (classSpec, error) {
 	cs := classSpec{field: f}
 	main, cond, hasCond := strings.Cut(tag, " if ")
 	if hasCond {
 		k, v, ok := strings.Cut(strings.TrimSpace(cond), "=")
-		cs.whenField = lookupConfigField(k)
+		cs.whenField = spec.LookupConfigField(k)
 		if !ok || cs.whenField == nil {
 			return cs, fmt.Errorf("condition %q: expected KEY=VALUE of a setting", cond)
 		}
@@ -101,16 +103,16 @@ func parseClassTag(f *configField, tag string) (classSpec, error) {
 			return cs, fmt.Errorf("unknown option %q", w)
 		}
 	}
-	ft := reflect.TypeOf(Config{}).FieldByIndex(f.index).Type
+	ft := reflect.TypeOf(spec.Config{}).FieldByIndex(f.Index).Type
 	switch cs.kind {
 	case "bool":
 		cs.classes = []string{"on", "off"}
 	case "enum":
-		e, ok := reflect.Zero(ft).Interface().(enumNamer)
+		e, ok := reflect.Zero(ft).Interface().(spec.EnumNamer)
 		if !ok {
 			return cs, fmt.Errorf("enum on a setting that is not an enumeration")
 		}
-		cs.classes = e.names()
+		cs.classes = e.Names()
 	case "cap", "set":
 		if cs.zero == "" {
 			return cs, fmt.Errorf("%s needs zero=NAME", cs.kind)
@@ -140,7 +142,7 @@ func ValueClasses() []ValueClass {
 	for i := range valueClassSpecs {
 		cs := &valueClassSpecs[i]
 		for _, c := range cs.classes {
-			out = append(out, ValueClass{cs.field.key, c, cs.when()})
+			out = append(out, ValueClass{cs.field.Key, c, cs.when()})
 		}
 	}
 	return out
@@ -150,7 +152,7 @@ func (cs *classSpec) when() string {
 	if cs.whenField == nil {
 		return ""
 	}
-	return cs.whenField.key + "=" + cs.whenValue
+	return cs.whenField.Key + "=" + cs.whenValue
 }
 
 // SettingsWithoutValueClasses lists the settings whose Config field has
@@ -158,12 +160,12 @@ func (cs *classSpec) when() string {
 func SettingsWithoutValueClasses() []string {
 	has := map[string]bool{}
 	for _, cs := range valueClassSpecs {
-		has[cs.field.key] = true
+		has[cs.field.Key] = true
 	}
 	var out []string
-	for _, f := range configFields {
-		if !has[f.key] {
-			out = append(out, f.key)
+	for _, f := range spec.ConfigFields {
+		if !has[f.Key] {
+			out = append(out, f.Key)
 		}
 	}
 	return out
@@ -172,7 +174,7 @@ func SettingsWithoutValueClasses() []string {
 // ConfigValueClasses appends to dst the index (in ValueClasses' list) of
 // each class cfg's settings fall in: one per setting whose condition
 // holds.
-func ConfigValueClasses(cfg *Config, dst []int) []int {
+func ConfigValueClasses(cfg *spec.Config, dst []int) []int {
 	v := reflect.ValueOf(cfg).Elem()
 	base := 0
 	for i := range valueClassSpecs {
@@ -187,14 +189,14 @@ func ConfigValueClasses(cfg *Config, dst []int) []int {
 
 // classOf is the index of cfg's class among cs.classes, -1 when the
 // condition does not hold.
-func (cs *classSpec) classOf(cfg *Config, v reflect.Value) int {
-	if cs.whenField != nil && cs.whenField.value(cfg) != cs.whenValue {
+func (cs *classSpec) classOf(cfg *spec.Config, v reflect.Value) int {
+	if cs.whenField != nil && cs.whenField.Value(cfg) != cs.whenValue {
 		return -1
 	}
-	fv := v.FieldByIndex(cs.field.index)
+	fv := v.FieldByIndex(cs.field.Index)
 	switch cs.kind {
 	case "bool":
-		if cs.field.value(cfg) == "true" {
+		if cs.field.Value(cfg) == "true" {
 			return 0
 		}
 		return 1
@@ -228,7 +230,7 @@ func (cs *classSpec) classOf(cfg *Config, v reflect.Value) int {
 
 // MarkValueClasses sets reached[i] for each class (index in ValueClasses)
 // cfg falls in; reached has len(ValueClasses()) entries.
-func MarkValueClasses(cfg *Config, reached []bool) {
+func MarkValueClasses(cfg *spec.Config, reached []bool) {
 	var buf [64]int
 	for _, i := range ConfigValueClasses(cfg, buf[:0]) {
 		reached[i] = true

@@ -1,4 +1,4 @@
-package spec
+package space
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/model"
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 // TestCanonicalChecksTheSame: a configuration and its canonical form (with
@@ -22,7 +23,7 @@ func TestCanonicalChecksTheSame(t *testing.T) {
 		if !ok || len(cfg.Requests) > 3 {
 			continue
 		}
-		if cfg.Loop != PipelineLoop && cfg.Ranks > 1 {
+		if cfg.Loop != spec.PipelineLoop && cfg.Ranks > 1 {
 			// rename ranks: a rotation, which Canonical must undo.
 			for j := range cfg.Requests {
 				cfg.Requests[j].Rank = (cfg.Requests[j].Rank + 1) % cfg.Ranks
@@ -30,23 +31,23 @@ func TestCanonicalChecksTheSame(t *testing.T) {
 		}
 		canon := Canonical(cfg)
 		if err := canon.Validate(); err != nil {
-			t.Fatalf("canonical form invalid: %v\n%s", err, FormatConfig(&canon))
+			t.Fatalf("canonical form invalid: %v\n%s", err, spec.FormatConfig(&canon))
 		}
-		if again := Canonical(canon); FormatConfig(&again) != FormatConfig(&canon) {
-			t.Fatalf("Canonical is not idempotent on\n%s", FormatConfig(&cfg))
+		if again := Canonical(canon); spec.FormatConfig(&again) != spec.FormatConfig(&canon) {
+			t.Fatalf("Canonical is not idempotent on\n%s", spec.FormatConfig(&cfg))
 		}
-		fixes := Fixes(rng.Uint32()) & AllFixSet()
+		fixes := spec.Fixes(rng.Uint32()) & spec.AllFixSet()
 		a, b := smallCheck(t, cfg, fixes), smallCheck(t, canon, fixes)
 		if !a.Complete || !b.Complete {
 			continue
 		}
 		compared++
-		if FormatConfig(&cfg) != FormatConfig(&canon) {
+		if spec.FormatConfig(&cfg) != spec.FormatConfig(&canon) {
 			changed++
 		}
 		if a.States != b.States || verdict(a) != verdict(b) {
 			t.Fatalf("configuration %d checks differently from its canonical form (fixes %v): %d states %s vs %d states %s\n%s\ncanonical:\n%s",
-				i, fixes.Names(), a.States, verdict(a), b.States, verdict(b), FormatConfig(&cfg), FormatConfig(&canon))
+				i, fixes.Names(), a.States, verdict(a), b.States, verdict(b), spec.FormatConfig(&cfg), spec.FormatConfig(&canon))
 		}
 	}
 	if compared < 25 || changed < 12 {
@@ -54,16 +55,16 @@ func TestCanonicalChecksTheSame(t *testing.T) {
 	}
 }
 
-func smallCheck(t *testing.T, cfg Config, fixes Fixes) model.Result[Action] {
+func smallCheck(t *testing.T, cfg spec.Config, fixes spec.Fixes) model.Result[spec.Action] {
 	t.Helper()
-	sp, err := New(cfg, fixes)
+	sp, err := spec.New(cfg, fixes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return model.Check[State, Action](sp, model.Options{MaxDepth: 80, MaxStates: 4000, Workers: 1, Liveness: true})
+	return model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: 80, MaxStates: 4000, Workers: 1, Liveness: true})
 }
 
-func verdict(r model.Result[Action]) string {
+func verdict(r model.Result[spec.Action]) string {
 	if len(r.Violations) == 0 {
 		return "ok"
 	}
@@ -106,7 +107,7 @@ func TestEnumerateSmallSpace(t *testing.T) {
 		if err := c.Config.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		if canon := Canonical(c.Config); FormatConfig(&canon) != c.Text() || ConfigIdentity(&canon) != c.Key {
+		if canon := Canonical(c.Config); spec.FormatConfig(&canon) != c.Text() || ConfigIdentity(&canon) != c.Key {
 			t.Fatalf("configuration %d is not canonical", i)
 		}
 		if seen[c.Text()] {
@@ -181,7 +182,7 @@ func TestRangesRoundTrip(t *testing.T) {
 // TestDefaultRangesEnumerate: every scenario has default ranges, they parse
 // and each seed scenario's space holds at least 10,000 configurations.
 func TestDefaultRangesEnumerate(t *testing.T) {
-	for _, sc := range Scenarios() {
+	for _, sc := range spec.Scenarios() {
 		ranges := DefaultRanges(sc.Name)
 		if ranges == nil {
 			t.Errorf("%s: no default ranges", sc.Name)
@@ -207,12 +208,12 @@ func TestDefaultRangesEnumerate(t *testing.T) {
 // two sharing 4, and Canonical must not round the 6 down; with partial
 // reuse off the two check the same and Canonical rounds.
 func TestCanonicalKeepsPartialShares(t *testing.T) {
-	sc, err := LookupScenario("paired-draft-reuse")
+	sc, err := spec.LookupScenario("paired-draft-reuse")
 	if err != nil {
 		t.Fatal(err)
 	}
-	states := func(partial bool, shared int) (int, Config) {
-		cfg, err := ParseConfig(sc.Config, fmt.Sprintf("draft_pool=none target_blocks=10 max_batch_size=2 enable_partial_reuse=%v\nrequest prompt=12 new=2 family=0 shared=%d\nrequest prompt=12 new=2 family=0 shared=%d\n", partial, shared, shared))
+	states := func(partial bool, shared int) (int, spec.Config) {
+		cfg, err := spec.ParseConfig(sc.Config, fmt.Sprintf("draft_pool=none target_blocks=10 max_batch_size=2 enable_partial_reuse=%v\nrequest prompt=12 new=2 family=0 shared=%d\nrequest prompt=12 new=2 family=0 shared=%d\n", partial, shared, shared))
 		if err != nil {
 			t.Fatal(err)
 		}

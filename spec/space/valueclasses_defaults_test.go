@@ -1,9 +1,11 @@
-package spec
+package space
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 // defaultSweepValueClasses marks the value classes the default sweeps'
@@ -11,7 +13,7 @@ import (
 // reach.
 func defaultSweepValueClasses(t *testing.T) []bool {
 	reached := make([]bool, len(ValueClasses()))
-	for _, sc := range Scenarios() {
+	for _, sc := range spec.Scenarios() {
 		cs, err := NewConfigSpace(sc.Config, DefaultRanges(sc.Name), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", sc.Name, err)
@@ -29,7 +31,7 @@ func defaultSweepValueClasses(t *testing.T) []bool {
 
 // TestDefaultRangesCoverValueClasses: the default sweeps together reach
 // every value class of every setting, except the settings
-// valueClassReasons (configspace_defaults.go) says why not; a reason for a
+// valueClassReasons (defaults.go) says why not; a reason for a
 // setting whose classes are all reached is stale and fails too.
 func TestDefaultRangesCoverValueClasses(t *testing.T) {
 	all := ValueClasses()
@@ -44,19 +46,19 @@ func TestDefaultRangesCoverValueClasses(t *testing.T) {
 		}
 	}
 	t.Logf("the default sweeps reach %d of %d value classes", count, len(all))
-	for _, f := range configFields {
-		m, why := missing[f.key], valueClassReasons[f.key]
+	for _, f := range spec.ConfigFields {
+		m, why := missing[f.Key], valueClassReasons[f.Key]
 		switch {
 		case len(m) > 0 && why == "":
-			t.Errorf("no default sweep reaches %s: add a range that does (defaultRanges, configspace_defaults.go) or say why not in valueClassReasons", strings.Join(m, ", "))
+			t.Errorf("no default sweep reaches %s: add a range that does (defaultRanges, defaults.go) or say why not in valueClassReasons", strings.Join(m, ", "))
 		case len(m) == 0 && why != "":
-			t.Errorf("valueClassReasons[%q] is stale: the default sweeps reach every class of %s; drop it", f.key, f.key)
+			t.Errorf("valueClassReasons[%q] is stale: the default sweeps reach every class of %s; drop it", f.Key, f.Key)
 		case len(m) > 0:
 			t.Logf("not reached, by reason: %s (%s)", strings.Join(m, ", "), why)
 		}
 	}
 	for k := range valueClassReasons {
-		if lookupConfigField(k) == nil {
+		if spec.LookupConfigField(k) == nil {
 			t.Errorf("valueClassReasons names %q, no setting", k)
 		}
 	}

@@ -1,6 +1,10 @@
-package spec
+package space
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/kvcheck/kvcheck/spec"
+)
 
 // RandomConfig draws a configuration around base, beyond any sweep's
 // bounds: it keeps base's shape (executor loop, attention DP, the draft
@@ -9,11 +13,11 @@ import "math/rand/v2"
 // the only source of randomness, so a seed reproduces the draw. The result
 // may be invalid (see Config.Validate): callers draw again. Each coin flip
 // rng.IntN(2) == 0 has the odds of its mutant != 0 (equivalent mutants).
-func RandomConfig(rng *rand.Rand, base Config) Config {
+func RandomConfig(rng *rand.Rand, base spec.Config) spec.Config {
 	c := base
 	c.TokensPerBlock = uint32(1 + rng.IntN(8))
 	c.MaxDraftLen = base.MaxDraftLen
-	if c.DraftPool != NoDraftPool || rng.IntN(2) == 0 {
+	if c.DraftPool != spec.NoDraftPool || rng.IntN(2) == 0 {
 		c.MaxDraftLen = uint32(1 + rng.IntN(3))
 	}
 	c.ReserveDraftTokens = uint32(rng.IntN(int(c.MaxDraftLen) + 1))
@@ -29,16 +33,16 @@ func RandomConfig(rng *rand.Rand, base Config) Config {
 	c.HostTier = rng.IntN(3) == 0
 	c.RecomputePause = rng.IntN(4) != 0
 	c.BlockReuse = rng.IntN(2) == 0
-	c.Version = CodeVersion(rng.IntN(int(numVersions)))
+	c.Version = spec.CodeVersion(rng.IntN(len(spec.CodeVersion(0).Names())))
 	c.EarlyFinish = rng.IntN(4) == 0
-	if c.Loop == PipelineLoop || c.AttentionDP || c.Ranks > 1 {
-		c.Ranks = uint8(2 + rng.IntN(MaxRanks-1))
+	if c.Loop == spec.PipelineLoop || c.AttentionDP || c.Ranks > 1 {
+		c.Ranks = uint8(2 + rng.IntN(spec.MaxRanks-1))
 	}
 	if c.AttentionDP {
 		c.MaxNumActiveRequests = uint8(rng.IntN(5))
 	}
-	c.StageTargetBlocks, c.StageDraftBlocks, c.StageHostBlocks = [MaxRanks]uint32{}, [MaxRanks]uint32{}, [MaxRanks]uint32{}
-	if c.Loop == PipelineLoop && rng.IntN(2) == 0 {
+	c.StageTargetBlocks, c.StageDraftBlocks, c.StageHostBlocks = [spec.MaxRanks]uint32{}, [spec.MaxRanks]uint32{}, [spec.MaxRanks]uint32{}
+	if c.Loop == spec.PipelineLoop && rng.IntN(2) == 0 {
 		c.StageTargetBlocks[rng.IntN(int(c.Ranks))] = uint32(2 + rng.IntN(23))
 	}
 	receiving := false
@@ -47,17 +51,17 @@ func RandomConfig(rng *rand.Rand, base Config) Config {
 	}
 	c.Requests = nil
 	for range 1 + rng.IntN(6) {
-		r := RequestTemplate{
+		r := spec.RequestTemplate{
 			PromptLen:    uint32(1 + rng.IntN(24)),
 			MaxNewTokens: uint32(1 + rng.IntN(6)),
-			Family:       NoFamily,
+			Family:       spec.NoFamily,
 			ReceivingKV:  receiving && rng.IntN(2) == 0,
 		}
 		if rng.IntN(2) == 0 {
 			r.Family = uint8(rng.IntN(2))
 			r.SharedPrefix = uint32(rng.IntN(int(r.PromptLen) + 1))
 		}
-		if c.Loop != PipelineLoop {
+		if c.Loop != spec.PipelineLoop {
 			r.Rank = uint8(rng.IntN(int(c.Ranks)))
 		}
 		c.Requests = append(c.Requests, r)

@@ -1,9 +1,11 @@
-package spec
+package space
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 // TestRandomConfigRanges: RandomConfig keeps its base's shape and, over
@@ -22,7 +24,7 @@ func TestRandomConfigRanges(t *testing.T) {
 		seen[field] = [2]int{min(r[0], v), max(r[1], v)}
 	}
 	for _, name := range []string{"draft-admission", "adp-dummy-leak", "pp-stage-divergence", "eviction-ladder"} {
-		sc, err := LookupScenario(name)
+		sc, err := spec.LookupScenario(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +33,7 @@ func TestRandomConfigRanges(t *testing.T) {
 		for range 400 {
 			c := RandomConfig(rng, base)
 			if c.Loop != base.Loop || c.AttentionDP != base.AttentionDP || c.DraftPool != base.DraftPool || c.KVTransceiver != base.KVTransceiver {
-				t.Fatalf("%s: the shape changed:\n%s", name, FormatConfig(&c))
+				t.Fatalf("%s: the shape changed:\n%s", name, spec.FormatConfig(&c))
 			}
 			if c.Validate() == nil {
 				valid++
@@ -44,11 +46,11 @@ func TestRandomConfigRanges(t *testing.T) {
 			} {
 				note(f, v)
 			}
-			if c.DraftPool != NoDraftPool {
+			if c.DraftPool != spec.NoDraftPool {
 				note("max_draft_len", int(c.MaxDraftLen))
 			}
 			note("reserve_draft_tokens<=max_draft_len", b2i(c.ReserveDraftTokens <= c.MaxDraftLen))
-			if base.Loop == PipelineLoop || base.AttentionDP || base.Ranks > 1 {
+			if base.Loop == spec.PipelineLoop || base.AttentionDP || base.Ranks > 1 {
 				note("ranks", int(c.Ranks))
 			} else if c.Ranks != base.Ranks {
 				t.Fatalf("%s: ranks %d, base %d", name, c.Ranks, base.Ranks)
@@ -56,11 +58,11 @@ func TestRandomConfigRanges(t *testing.T) {
 			if c.AttentionDP {
 				note("max_num_active_requests", int(c.MaxNumActiveRequests))
 			}
-			for r := range MaxRanks {
+			for r := range spec.MaxRanks {
 				if c.StageTargetBlocks[r] != 0 {
 					note("stage_target_blocks", int(c.StageTargetBlocks[r]))
 				}
-				if c.StageTargetBlocks[r] != 0 && (c.Loop != PipelineLoop || r >= int(c.Ranks)) || c.StageDraftBlocks[r]|c.StageHostBlocks[r] != 0 {
+				if c.StageTargetBlocks[r] != 0 && (c.Loop != spec.PipelineLoop || r >= int(c.Ranks)) || c.StageDraftBlocks[r]|c.StageHostBlocks[r] != 0 {
 					t.Fatalf("%s: stage pools %v %v %v on %d ranks", name, c.StageTargetBlocks, c.StageDraftBlocks, c.StageHostBlocks, c.Ranks)
 				}
 			}
@@ -68,11 +70,11 @@ func TestRandomConfigRanges(t *testing.T) {
 				note("prompt_len", int(r.PromptLen))
 				note("max_new_tokens", int(r.MaxNewTokens))
 				note("receiving_kv", b2i(r.ReceivingKV))
-				if r.Family != NoFamily {
+				if r.Family != spec.NoFamily {
 					note("family", int(r.Family))
 					note("shared_prefix<=prompt_len", b2i(r.SharedPrefix <= r.PromptLen))
 				}
-				if c.Loop == PipelineLoop {
+				if c.Loop == spec.PipelineLoop {
 					note("pipeline_request_rank", int(r.Rank))
 				} else {
 					note("request_rank<ranks", b2i(r.Rank < c.Ranks))
@@ -92,7 +94,7 @@ func TestRandomConfigRanges(t *testing.T) {
 		"tokens_per_block": {1, 8}, "max_batch_size": {1, 6}, "max_num_tokens": {4, 32}, "chunk_unit_size": {1, 8},
 		"target_blocks": {2, 24}, "draft_blocks": {2, 24}, "target_index_slots": {1, 8}, "draft_index_slots": {1, 8},
 		"resume_gate": {50, 100}, "version": {0, 2}, "requests": {1, 6}, "max_draft_len": {1, 3},
-		"reserve_draft_tokens<=max_draft_len": {1, 1}, "ranks": {2, MaxRanks}, "max_num_active_requests": {0, 4},
+		"reserve_draft_tokens<=max_draft_len": {1, 1}, "ranks": {2, spec.MaxRanks}, "max_num_active_requests": {0, 4},
 		"stage_target_blocks": {2, 24}, "prompt_len": {1, 24}, "max_new_tokens": {1, 6}, "receiving_kv": {0, 1},
 		"family": {0, 1}, "shared_prefix<=prompt_len": {1, 1}, "pipeline_request_rank": {0, 0}, "request_rank<ranks": {1, 1},
 		"chunked_prefill": {0, 1}, "host_tier": {0, 1}, "recompute_pause": {0, 1}, "block_reuse": {0, 1}, "early_finish": {0, 1},
@@ -130,7 +132,7 @@ func TestRandomConfigDraftLenOdds(t *testing.T) {
 		{"draft-admission", 0.55, 0.78}, // unpaired draft pool
 		{"eviction-ladder", 0.22, 0.45}, // no draft pool
 	} {
-		sc, err := LookupScenario(tt.scenario)
+		sc, err := spec.LookupScenario(tt.scenario)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,23 +1,25 @@
-package spec
+package space
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 // TestEverySettingHasValueClasses: every setting of the text form
 // declares its value classes in its Config field's class tag.
 func TestEverySettingHasValueClasses(t *testing.T) {
 	for _, key := range SettingsWithoutValueClasses() {
-		t.Errorf("setting %s has no class tag on its Config field (config.go): declare its value classes (valueclasses.go lists the kinds)", key)
+		t.Errorf("setting %s has no class tag on its Config field (spec/config.go): declare its value classes (valueclasses.go lists the kinds)", key)
 	}
 }
 
 // TestValueClassesOfAConfig: a configuration falls in one class of each
 // setting whose condition holds, and the classes say what they should.
 func TestValueClassesOfAConfig(t *testing.T) {
-	sc, err := LookupScenario("draft-admission")
+	sc, err := spec.LookupScenario("draft-admission")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,6 @@
-package spec
+package space
+
+import "github.com/kvcheck/kvcheck/spec"
 
 // ConfigSetting is one key=value setting of the configuration text.
 type ConfigSetting struct{ Key, Value string }
@@ -8,12 +10,12 @@ func (s ConfigSetting) String() string { return s.Key + "=" + s.Value }
 
 // ChangedSettings lists the settings of cfg whose values differ from
 // base's, in the text form's order (FormatConfig's).
-func ChangedSettings(base, cfg *Config) []ConfigSetting {
+func ChangedSettings(base, cfg *spec.Config) []ConfigSetting {
 	var out []ConfigSetting
-	for i := range configFields {
-		f := &configFields[i]
-		if v := f.value(cfg); v != f.value(base) {
-			out = append(out, ConfigSetting{f.key, v})
+	for i := range spec.ConfigFields {
+		f := &spec.ConfigFields[i]
+		if v := f.Value(cfg); v != f.Value(base) {
+			out = append(out, ConfigSetting{f.Key, v})
 		}
 	}
 	return out
@@ -21,10 +23,10 @@ func ChangedSettings(base, cfg *Config) []ConfigSetting {
 
 // RequestLines are cfg's requests as the text's request lines
 // (FormatConfig's).
-func RequestLines(cfg *Config) []string {
+func RequestLines(cfg *spec.Config) []string {
 	out := make([]string, len(cfg.Requests))
 	for i, r := range cfg.Requests {
-		out[i] = formatRequest(r)
+		out[i] = spec.FormatRequest(r)
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package spec
+package space
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 // ConfigSpace is a bounded set of configurations, the input of `kvcheck
@@ -15,7 +17,7 @@ import (
 // request mix. Settings without a range keep the base's value; without a
 // request-mix range the base's requests are kept.
 type ConfigSpace struct {
-	Base Config
+	Base spec.Config
 	// Settings are the ranged settings, in the registry's order.
 	Settings []SettingRange
 	// Mix ranges over the requests; nil keeps Base.Requests.
@@ -32,22 +34,22 @@ type SettingRange struct {
 
 // setter returns the function that sets the range's key from text, or an
 // error naming what keys are expected.
-func (s SettingRange) setter() (func(c *Config, text string) error, error) {
+func (s SettingRange) setter() (func(c *spec.Config, text string) error, error) {
 	name, stage, indexed := strings.Cut(s.Key, ".")
-	f := lookupConfigField(name)
+	f := spec.LookupConfigField(name)
 	if f == nil {
 		return nil, fmt.Errorf("unknown range key %q; expected one of: %s", s.Key, strings.Join(RangeKeys(), ", "))
 	}
 	if !indexed {
-		return f.set, nil
+		return f.Set, nil
 	}
 	n, err := strconv.Atoi(stage)
-	field := reflect.TypeOf(Config{}).FieldByIndex(f.index)
+	field := reflect.TypeOf(spec.Config{}).FieldByIndex(f.Index)
 	if err != nil || field.Type.Kind() != reflect.Array || n < 0 || n >= field.Type.Len() {
-		return nil, fmt.Errorf("range key %q: only a per-stage setting takes a stage, and the stage must be 0..%d", s.Key, MaxRanks-1)
+		return nil, fmt.Errorf("range key %q: only a per-stage setting takes a stage, and the stage must be 0..%d", s.Key, spec.MaxRanks-1)
 	}
-	return func(c *Config, text string) error {
-		return parseValue(reflect.ValueOf(c).Elem().FieldByIndex(f.index).Index(n), text)
+	return func(c *spec.Config, text string) error {
+		return spec.ParseValue(reflect.ValueOf(c).Elem().FieldByIndex(f.Index).Index(n), text)
 	}, nil
 }
 
@@ -57,11 +59,11 @@ func listValued(key string) bool {
 	if strings.Contains(key, ".") {
 		return false
 	}
-	f := lookupConfigField(key)
+	f := spec.LookupConfigField(key)
 	if f == nil {
 		return false
 	}
-	t := reflect.TypeOf(Config{}).FieldByIndex(f.index).Type
+	t := reflect.TypeOf(spec.Config{}).FieldByIndex(f.Index).Type
 	return t.Kind() == reflect.Array || reflect.PointerTo(t).Implements(reflect.TypeOf((*interface{ UnmarshalText([]byte) error })(nil)).Elem())
 }
 
@@ -103,10 +105,10 @@ var mixKeys = []struct{ key, doc string }{
 // (a per-stage one also as KEY.STAGE), then the request mix's.
 func RangeKeys() []string {
 	var keys []string
-	for _, f := range configFields {
-		keys = append(keys, f.key)
-		if reflect.TypeOf(Config{}).FieldByIndex(f.index).Type.Kind() == reflect.Array {
-			keys = append(keys, f.key+".STAGE")
+	for _, f := range spec.ConfigFields {
+		keys = append(keys, f.Key)
+		if reflect.TypeOf(spec.Config{}).FieldByIndex(f.Index).Type.Kind() == reflect.Array {
+			keys = append(keys, f.Key+".STAGE")
 		}
 	}
 	for _, m := range mixKeys {
@@ -138,7 +140,7 @@ func (e *RangeError) Error() string {
 // lines[i] is reported as line lineNos[i] (nil: no line numbers). A key
 // given twice, an unknown key or a value the setting does not take is an
 // error naming the line, the key and what was expected.
-func NewConfigSpace(base Config, ranges []string, lineNos []int) (*ConfigSpace, error) {
+func NewConfigSpace(base spec.Config, ranges []string, lineNos []int) (*ConfigSpace, error) {
 	cs := &ConfigSpace{Base: base}
 	cs.Base.Requests = slices.Clone(base.Requests)
 	given := map[string][]string{}
@@ -177,12 +179,12 @@ func NewConfigSpace(base Config, ranges []string, lineNos []int) (*ConfigSpace, 
 	// In the registry's order, a stage's range after the whole setting's.
 	order := func(key string) int {
 		name, _, _ := strings.Cut(key, ".")
-		for i, f := range configFields {
-			if f.key == name {
+		for i, f := range spec.ConfigFields {
+			if f.Key == name {
 				return i
 			}
 		}
-		return len(configFields)
+		return len(spec.ConfigFields)
 	}
 	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(order(a), order(b)), strings.Compare(a, b)) })
 	for _, key := range keys {
@@ -268,13 +270,13 @@ func allValues(key string) []string {
 	if key == "receiving_kv" || key == "sending_kv" || key == "spread" {
 		return []string{"false", "true"}
 	}
-	f := lookupConfigField(key)
+	f := spec.LookupConfigField(key)
 	if f == nil {
 		return nil
 	}
-	v := reflect.New(reflect.TypeOf(Config{}).FieldByIndex(f.index).Type).Elem()
-	if e, ok := v.Interface().(enumNamer); ok {
-		return slices.Clone(e.names())
+	v := reflect.New(reflect.TypeOf(spec.Config{}).FieldByIndex(f.Index).Type).Elem()
+	if e, ok := v.Interface().(spec.EnumNamer); ok {
+		return slices.Clone(e.Names())
 	}
 	if v.Kind() == reflect.Bool {
 		return []string{"false", "true"}
@@ -284,7 +286,7 @@ func allValues(key string) []string {
 
 // requestMix builds the request-mix ranges from the given keys, nil when
 // none is given. Keys not given take the values found in base's requests.
-func requestMix(base Config, given map[string][]string, lineOf map[string]int) (*RequestMix, error) {
+func requestMix(base spec.Config, given map[string][]string, lineOf map[string]int) (*RequestMix, error) {
 	any := false
 	for _, m := range mixKeys {
 		if _, ok := given[m.key]; ok {
@@ -296,7 +298,7 @@ func requestMix(base Config, given map[string][]string, lineOf map[string]int) (
 	}
 	tpb := max(int(base.TokensPerBlock), 1)
 	mix := &RequestMix{}
-	ints := func(key string, dflt func(r RequestTemplate) int, lo int) ([]int, error) {
+	ints := func(key string, dflt func(r spec.RequestTemplate) int, lo int) ([]int, error) {
 		values, ok := given[key]
 		if !ok {
 			var out []int
@@ -318,7 +320,7 @@ func requestMix(base Config, given map[string][]string, lineOf map[string]int) (
 		}
 		return out, nil
 	}
-	bools := func(key string, dflt func(r RequestTemplate) bool) ([]bool, error) {
+	bools := func(key string, dflt func(r spec.RequestTemplate) bool) ([]bool, error) {
 		values, ok := given[key]
 		if !ok {
 			var out []bool
@@ -343,35 +345,35 @@ func requestMix(base Config, given map[string][]string, lineOf map[string]int) (
 	if values, ok := given["requests"]; ok {
 		for _, v := range values {
 			n, convErr := strconv.Atoi(v)
-			if convErr != nil || n < 1 || n > MaxRequests {
-				return nil, &RangeError{lineOf["requests"], fmt.Sprintf("requests: expected integers 1..%d, got %q", MaxRequests, v)}
+			if convErr != nil || n < 1 || n > spec.MaxRequests {
+				return nil, &RangeError{lineOf["requests"], fmt.Sprintf("requests: expected integers 1..%d, got %q", spec.MaxRequests, v)}
 			}
 			mix.Count = append(mix.Count, n)
 		}
 	} else {
 		mix.Count = []int{len(base.Requests)}
 	}
-	if mix.PromptPages, err = ints("prompt_pages", func(r RequestTemplate) int { return (int(r.PromptLen) + tpb - 1) / tpb }, 1); err != nil {
+	if mix.PromptPages, err = ints("prompt_pages", func(r spec.RequestTemplate) int { return (int(r.PromptLen) + tpb - 1) / tpb }, 1); err != nil {
 		return nil, err
 	}
-	if mix.NewTokens, err = ints("new_tokens", func(r RequestTemplate) int { return int(r.MaxNewTokens) }, 1); err != nil {
+	if mix.NewTokens, err = ints("new_tokens", func(r spec.RequestTemplate) int { return int(r.MaxNewTokens) }, 1); err != nil {
 		return nil, err
 	}
-	if mix.SharedPages, err = ints("shared_pages", func(r RequestTemplate) int {
-		if r.Family == NoFamily {
+	if mix.SharedPages, err = ints("shared_pages", func(r spec.RequestTemplate) int {
+		if r.Family == spec.NoFamily {
 			return 0
 		}
 		return int(r.SharedPrefix) / tpb
 	}, 0); err != nil {
 		return nil, err
 	}
-	if mix.ReceivingKV, err = bools("receiving_kv", func(r RequestTemplate) bool { return r.ReceivingKV }); err != nil {
+	if mix.ReceivingKV, err = bools("receiving_kv", func(r spec.RequestTemplate) bool { return r.ReceivingKV }); err != nil {
 		return nil, err
 	}
-	if mix.SendingKV, err = bools("sending_kv", func(r RequestTemplate) bool { return r.SendingKV }); err != nil {
+	if mix.SendingKV, err = bools("sending_kv", func(r spec.RequestTemplate) bool { return r.SendingKV }); err != nil {
 		return nil, err
 	}
-	spread, err := bools("spread", func(r RequestTemplate) bool { return r.Rank != 0 })
+	spread, err := bools("spread", func(r spec.RequestTemplate) bool { return r.Rank != 0 })
 	if err != nil {
 		return nil, err
 	}
