@@ -49,7 +49,7 @@ var defaultRanges = map[string][]string{
 	// overlap-two-ranks also with MTP's draft padding after allocation
 	// (PR #19120).
 	"overlap-two-ranks":       {"target_blocks=5..7", "draft_blocks=3..5", "max_batch_size=1..2", "pad_draft_after_allocation=all"},
-	"adp-veto-generation":     {"target_blocks=3..6", "max_num_active_requests=1..2"},
+	"adp-veto-generation":     {"target_blocks=3..6", "max_num_active_requests=1..2", "draft_pool=all", "draft_blocks=8"},
 	"unchunked-prefill":       {"target_blocks=8..18", "max_batch_size=1..3", "max_num_tokens=10..12"},
 	"preempt-for-pages":       {"target_blocks=9..12", "max_batch_size=1..2"},
 	"disagg-gen-retry":        {"target_blocks=12..16", "max_num_active_requests=2..4"},
