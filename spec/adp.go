@@ -1,7 +1,7 @@
 package spec
 
 // This file models attention data parallelism in PyExecutor (py_executor.py
-// at 2829508, reference §4.4): the pre- and post-schedule pad dummies under
+// at 2829508, docs/reference.md, "The executor loops"): the pre- and post-schedule pad dummies under
 // the one fixed ATTENTION_DP_DUMMY_REQUEST_ID (0), the _can_queue allgather
 // veto, _revert_gen_alloc and the dummy rollback of
 // _finalize_adp_dummy_allocation.

@@ -2,7 +2,7 @@ package spec
 
 // This file models one request's _KVCache in one pool: the core of
 // tensorrt_llm/runtime/kv_cache_manager_v2 (Python backend
-// _core/_kv_cache.py at 00f6bd6, C++ KvCache in kvCache.cpp), reference §1,
+// _core/_kv_cache.py at 00f6bd6, C++ KvCache in kvCache.cpp), docs/reference.md, "The per-request cache",
 // generic over the width of its counts (core.go).
 
 // createSlot is KVCacheManagerV2._create_kv_cache: create, or false, like
@@ -127,7 +127,7 @@ func (c poolCore[T]) suspend(id uint8) {
 	}
 }
 
-// resize is _KVCache.resize(capacity, history) (reference §1.3), with keep
+// resize is _KVCache.resize(capacity, history) (docs/reference.md, "The per-request cache"), with keep
 // standing for None. It raises (returns an ErrorText) on "History length
 // cannot be decreased" and "History length cannot exceed capacity" before
 // any allocation, and returns false with no change when pages are short.

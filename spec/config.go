@@ -76,7 +76,7 @@ func (m DraftPoolMode) String() string {
 // KVCacheManagerV2.request_context(use_draft_model=True). The C++ LlmRequest
 // keeps a target and a draft context cursor (mContextCurrentPositionTarget /
 // Draft); which one the mirror sees after a prefix-reuse settle is marked
-// INFER in the reference, so it is a switch (reference §2.7).
+// INFER in the reference, so it is a switch (docs/reference.md, "The manager").
 type DraftViewMode uint8
 
 const (
@@ -286,7 +286,7 @@ type Config struct {
 	PrefixAwareScheduling Switch `kv:"enable_prefix_aware_scheduling" doc:"the V2 scheduler budgets context after reuse and defers duplicate prefixes (default true)" class:"bool"`
 	// DraftPool is the draft pool's mode.
 	DraftPool DraftPoolMode `kv:"draft_pool" doc:"none, unpaired or paired (enable_joint_kv_cache_reuse)" class:"enum"`
-	// DraftView is the unpaired mirror's context cursor (reference §2.7).
+	// DraftView is the unpaired mirror's context cursor (docs/reference.md, "The manager").
 	DraftView DraftViewMode `kv:"draft_view" doc:"the unpaired mirror's context cursor" class:"enum if draft_pool=unpaired"`
 	// Version is the modeled version of the real code.
 	Version CodeVersion `kv:"version" doc:"modeled version of the real code" class:"enum"`
@@ -332,7 +332,7 @@ type Config struct {
 	// TargetPoolGroups and DraftPoolGroups are the GPU slots of each pool
 	// group of a pool when its layers form several (KVCacheManagerConfig
 	// coalesces buffers by life cycle and size into pool groups, each with
-	// its own slots; reference §1.5). A full-attention cache holds a page
+	// its own slots; docs/reference.md, "The per-request cache"). A full-attention cache holds a page
 	// per block in every group, so a group with fewer slots runs out first
 	// and is the first above max_util_for_resume, which _KVCache.resume
 	// checks over every group: the pool has the smallest group's pages.
@@ -586,8 +586,8 @@ func (c *Config) blocksFor(tokens uint8) uint8 {
 // the MTP layers live on the last stage (get_pp_layers appends the spec
 // layers there), but the draft KV cache manager is built on every rank,
 // with a one-layer placeholder pool where a stage has no draft layer, and
-// all the draft bookkeeping runs against it (py_executor / _util.py, see
-// research notes); kvcheck gives every stage the same draft pool.
+// all the draft bookkeeping runs against it (py_executor / _util.py,
+// spec/reading-notes.md); kvcheck gives every stage the same draft pool.
 func (c *Config) hasPool(r uint8, p PoolKind) bool {
 	return p == Target || c.DraftPool != NoDraftPool
 }

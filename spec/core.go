@@ -15,7 +15,7 @@ type tokenCount interface{ ~uint8 | ~uint32 }
 
 // CacheOf is one request's _KVCache in one pool, with the manager's
 // per-request bookkeeping for it (_allocated_draft_lens, the IndexMapper
-// slot). Token counts are the three lengths of reference §1.1.
+// slot). Token counts are the three lengths of docs/reference.md, "The per-request cache".
 type CacheOf[T tokenCount] struct {
 	Status CacheStatus
 	// Incarnation is the incarnation of the request that created the cache,
@@ -59,7 +59,7 @@ const (
 	flagNeverResumed
 	// flagPartialCopy: the cache reused a prefix ending inside a tree block
 	// and has not been resumed yet; _KVCache.resume copies that block into
-	// a fresh page (reference §1.2).
+	// a fresh page (docs/reference.md, "The per-request cache").
 	flagPartialCopy
 	// flagHistoryLags: update_context_resources skipped this context
 	// cache while it was suspended, so its history lags the context cursor
@@ -224,7 +224,7 @@ const noCache = 0xff
 // (dropped from the tail), then pages of suspended caches evicted to the
 // host tier (lowest request ID first, standing in for LRU). It fails with
 // no change when even that is not enough (OutOfPagesError caught by the
-// caller, reference §1.3 step 6).
+// caller, docs/reference.md, "The per-request cache" step 6).
 func (c poolCore[T]) allocatePages(n int, except uint8) bool {
 	pool := c.pool
 	if int(pool.Free) >= n {

@@ -1,7 +1,7 @@
 package spec
 
 // This file models PyExecutor._executor_loop (py_executor.py at 0004396 /
-// 2829508, reference §4.2), the non-overlap loop of a rank, as one action
+// 2829508, docs/reference.md, "The executor loops"), the non-overlap loop of a rank, as one action
 // per phase: schedule, prepare-resources, forward, update. Environment
 // choices (arrival, accepted draft tokens, early finish) are actions or
 // action arguments, never hidden randomness. overlap.go and pipeline.go

@@ -21,7 +21,7 @@ const (
 	InvInFlightCachesActive   = "in-flight-caches-active"
 )
 
-// Invariants returns the named safety properties of reference §7.5 that
+// Invariants returns the named safety properties of docs/spec.md that
 // are checked in every reached state: the built-in ones, in their check
 // order, then those declared with defineInvariant.
 func (sp *Spec) Invariants() []model.Invariant[State] {
@@ -105,7 +105,7 @@ func (sp *Spec) invariantDecls() []invariantDecl {
 			"the engine never raises on a resource refusal: no exception escapes the executor loop (every rank is hard-killed when one does)",
 			PORStable, sp.checkNoCrash),
 		sp.byRank(InvHistoryWithinCapacity,
-			"committed <= history <= capacity for every cache in every pool (the core's stated _KVCache invariant, reference §1.1)",
+			"committed <= history <= capacity for every cache in every pool (the core's stated _KVCache invariant, docs/reference.md)",
 			sp.checkHistoryWithinCapacity),
 		sp.byRank(InvPoolConservation,
 			"free pages + pages held by caches + reuse-tree blocks = pool size, shared blocks counted once; pages offloaded to the host tier fit it",

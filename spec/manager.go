@@ -3,7 +3,7 @@ package spec
 // This file models the per-request operations of KVCacheManagerV2
 // (tensorrt_llm/_torch/pyexecutor/kv_cache/kv_cache_manager_v2.py at
 // 00746ef) that KVCacheV2Scheduler calls while it builds a batch
-// (reference §2.2).
+// (docs/reference.md, "The manager").
 
 // request returns the rank's LlmRequest for id.
 func (v rankView) request(id uint8) *Request { return &v.rank.Requests[id] }

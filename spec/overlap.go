@@ -1,7 +1,7 @@
 package spec
 
 // This file models PyExecutor._executor_loop_overlap (py_executor.py at
-// 2829508, reference §4.3 and research notes §7.6): a batch's sampling
+// 2829508, docs/reference.md, "The executor loops"): a batch's sampling
 // results are applied, its responses handled and its update_resources run
 // in the next iteration, and a rank the fleet vetoed while it had work
 // defers that processing once more.

@@ -1,7 +1,7 @@
 package spec
 
 // This file models PyExecutor._executor_loop_pp (py_executor.py at
-// 2829508, reference §4.5, research notes pp-answers). Ranks are pipeline
+// 2829508, docs/reference.md, "The executor loops"). Ranks are pipeline
 // stages. Rank 0 schedules each micro-batch and sends down the chain only
 // request-ID lists (SerializableSchedulerOutput: context requests still
 // chunking, last-chunk context requests, generation requests); every other

@@ -1,7 +1,7 @@
 package spec
 
 // This file models KVCacheV2Scheduler (scheduler/scheduler_v2.py at
-// 00746ef, reference §3): one pass of _schedule_loop builds a batch and
+// 00746ef, docs/reference.md, "The scheduler"): one pass of _schedule_loop builds a batch and
 // allocates the target pool (and a paired draft pool) inline.
 
 // scheduleAction is ScheduleAction: what one request's attempt tells the
