@@ -60,3 +60,22 @@ func lastLines(out string, n int) string {
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
+
+// allProfilesFile holds the verdict profiles of every default sweep.
+const allProfilesFile = "testdata/sweep-profiles-all.txt"
+
+// TestPinnedSweepProfilesAll: every default sweep's verdict profile is the
+// one allProfilesFile pins. It takes about 13 minutes of CPU, too long for
+// make test, so it runs only with KVCHECK_SWEEP_ALL=1 (`make
+// sweep-profiles`); TestPinnedSweepProfiles checks the small sweeps in
+// every run.
+func TestPinnedSweepProfilesAll(t *testing.T) {
+	if os.Getenv("KVCHECK_SWEEP_ALL") != "1" {
+		t.Skip("every default sweep: about 13 minutes of CPU; KVCHECK_SWEEP_ALL=1 (make sweep-profiles) runs it")
+	}
+	code, out, errOut := runKvcheck("sweep", "--no-cache", "--triage=false", "--expect-profile", allProfilesFile)
+	if code != exitOK {
+		t.Fatalf("exit %d, the verdict profiles differ from %s:\n%s%s\nre-pin (after reading why): make pin-profiles",
+			code, allProfilesFile, profileReport(out), errOut)
+	}
+}
