@@ -29,6 +29,11 @@ type FixInfo struct {
 	// Config, when set, rewrites the configuration when the spec is made,
 	// for fixes that change a size rather than code.
 	Config func(c *Config)
+	// Lin says which manager operation `kvcheck lin` models (ApplyPoolOp
+	// and the sizes it reads) the fix changes, and how; "" when it changes
+	// none. Each fix with one needs a history in
+	// counterexamples/conformance/fixes (TestFixCorpus).
+	Lin string
 }
 
 // fixRegistry holds every declared fix; a Fix is its index.
@@ -62,7 +67,8 @@ var (
 	// or resume in _prepare_draft_resources defers the request (its target
 	// allocation is reverted and it leaves the batch) instead of raising.
 	FixDeferDraftMirror = defineFix(FixInfo{Name: "defer-draft-mirror", Source: "PR #19231",
-		Changes: "a refused draft resize or resume defers the request instead of raising"})
+		Changes: "a refused draft resize or resume defers the request instead of raising",
+		Lin:     "prepare_draft_resources: a refused resume or resize returns {\"ok\": false} (the request is deferred) instead of raising"})
 	// FixMirrorReuse is the direction of TensorRT-LLM PR #19303: the mirror
 	// reuses and publishes blocks like the primary pool instead of
 	// stop_committing.
@@ -76,16 +82,19 @@ var (
 	// FixSkipDummyUpdate is the guard seed 003's validation runs carried
 	// (and reported never fired): update_resources skips dummy requests.
 	FixSkipDummyUpdate = defineFix(FixInfo{Name: "skip-dummy-update", Source: "seed 003's extra guard",
-		Changes: "update_resources skips dummy requests"})
+		Changes: "update_resources skips dummy requests",
+		Lin:     "update_resources: request 0, the attention-DP dummy, is skipped: no resize called"})
 	// FixRecordDraftLens is half of TensorRT-LLM PR #19120:
 	// _prepare_draft_resources records _allocated_draft_lens for the width it
 	// grew an unpaired mirror by, so update_resources rewinds exactly that.
 	FixRecordDraftLens = defineFix(FixInfo{Name: "record-draft-lens", Source: "PR #19120",
-		Changes: "_prepare_draft_resources records _allocated_draft_lens for an unpaired mirror"})
+		Changes: "_prepare_draft_resources records _allocated_draft_lens for an unpaired mirror",
+		Lin:     "prepare_draft_resources, allocated_draft_len: the generation growth of an unpaired mirror is recorded in _allocated_draft_lens"})
 	// FixClampCapacity is the other half of PR #19120: update_resources
 	// clamps new_capacity to at least history_length before the resize.
 	FixClampCapacity = defineFix(FixInfo{Name: "clamp-capacity", Source: "PR #19120",
-		Changes: "update_resources clamps new_capacity to at least history_length"})
+		Changes: "update_resources clamps new_capacity to at least history_length",
+		Lin:     "update_resources: a new capacity below the new history is raised to it (the real code's resize then raises)"})
 	// FixEqualStagePools makes every pipeline stage's pools page for page
 	// as large as the smallest stage's: the token MIN of
 	// KVCacheManagerV2.__init__ carried through to whole pages (the storage
@@ -95,7 +104,8 @@ var (
 	// made.
 	FixEqualStagePools = defineFix(FixInfo{Name: "equal-stage-pools", Source: "kvcheck proposal",
 		Changes: "every pipeline stage's pools sized page for page like the smallest stage's (the token MIN carried through the storage layer's rounding)",
-		Config:  (*Config).equalizeStagePools})
+		Config:  (*Config).equalizeStagePools,
+		Lin:     "every operation of a pipeline stage: every stage's pools have the smallest stage's pages"})
 )
 
 // Historical bugs: the code of the seed reports has their fix; each
@@ -133,7 +143,8 @@ var (
 	// count in the draft manager too.
 	PreFixDraftOneDummySlot, FixDraftDummySlots = defineHistoricalBug(PreFixInfo{Name: "draft-one-dummy-slot", PR: "PR #17347 / review of #19006",
 		Before: "the draft manager's IndexMapper reserves one dummy slot, the target num_cuda_graph_padding_dummy_slots + int(enable_attention_dp)",
-		Fix:    "draft-dummy-slots", After: "the draft manager reserves as many dummy slots as the target"})
+		Fix:    "draft-dummy-slots", After: "the draft manager reserves as many dummy slots as the target",
+		FixLin: "create on the draft pool: the draft IndexMapper reserves the target's dummy slots, so a mirror the real code gets None for is made"})
 )
 
 func (f Fix) info() *FixInfo { return &fixRegistry[f] }
@@ -149,6 +160,9 @@ func (f Fix) Source() string { return f.info().Source }
 
 // Reverts is the pre-fix switch the fix turns off, if any.
 func (f Fix) Reverts() PreFixes { return f.info().Reverts }
+
+// Lin is the lin-modelled manager operation the fix changes, and how ("" for none).
+func (f Fix) Lin() string { return f.info().Lin }
 
 // AllFixes lists every fix in a stable order.
 func AllFixes() []Fix {

@@ -25,6 +25,9 @@ type PreFixInfo struct {
 	// Fix names the fix that applies the PR (turns the switch off), and
 	// After says what it changes.
 	Fix, After string
+	// FixLin is the fix's FixInfo.Lin: the lin-modelled manager operation
+	// it changes ("" for none).
+	FixLin string
 }
 
 // preFixRegistry holds every declared pre-fix switch; a PreFix is its
@@ -40,7 +43,7 @@ func defineHistoricalBug(info PreFixInfo) (PreFix, Fix) {
 	}
 	preFixRegistry = append(preFixRegistry, info)
 	p := PreFix(len(preFixRegistry) - 1)
-	f := defineFix(FixInfo{Name: info.Fix, Source: info.PR, Changes: info.After, Reverts: PreFixSetOf(p)})
+	f := defineFix(FixInfo{Name: info.Fix, Source: info.PR, Changes: info.After, Reverts: PreFixSetOf(p), Lin: info.FixLin})
 	return p, f
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 // fixCorpusDir holds histories derived under a fix (docs/conformance.md,
@@ -15,9 +17,18 @@ import (
 const fixCorpusDir = "../conformance/fixes"
 
 // linModelledFixes are the fixes that change an operation lin models
-// (spec.Spec.ApplyPoolOp and the sizes it reads); docs/conformance.md says
-// why the others change none. Each needs a case in fixCorpusDir.
-var linModelledFixes = []string{"clamp-capacity", "skip-dummy-update", "record-draft-lens", "defer-draft-mirror", "draft-dummy-slots", "equal-stage-pools"}
+// (spec.Spec.ApplyPoolOp and the sizes it reads), as each fix's
+// declaration says (spec.FixInfo.Lin); docs/conformance.md says why the
+// others change none. Each needs a case in fixCorpusDir.
+func linModelledFixes() []string {
+	var out []string
+	for _, f := range spec.AllFixes() {
+		if f.Lin() != "" {
+			out = append(out, f.String())
+		}
+	}
+	return out
+}
 
 // verdictOf maps a porcupine result to a header's expect value.
 func verdictOf(r porcupine.CheckResult) string {
@@ -93,7 +104,7 @@ func TestFixCorpus(t *testing.T) {
 			f.Close()
 		}
 	}
-	for _, fix := range linModelledFixes {
+	for _, fix := range linModelledFixes() {
 		if !covered[fix] {
 			t.Errorf("no history in %s is recorded under %s, a fix that changes an operation lin models", fixCorpusDir, fix)
 		}
@@ -111,5 +122,36 @@ func TestUnknownFixNamesLine(t *testing.T) {
 	_, err = SpecFor(h, "")
 	if err == nil || !strings.HasPrefix(err.Error(), `h.jsonl:2: header: fixes: unknown fix "clamp-capasity"; valid fixes: `) || !strings.Contains(err.Error(), "clamp-capacity") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestFixLinTableInDocs: docs/conformance.md's table of the fixes that
+// change a lin-modelled operation has a row for each fix whose
+// declaration says so (spec.FixInfo.Lin), and names every other fix where
+// it says why it changes none.
+func TestFixLinTableInDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/conformance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i := strings.Index(text, "## Histories of fixed code")
+	if i < 0 {
+		t.Fatal(`docs/conformance.md has no "## Histories of fixed code" section`)
+	}
+	section := text[i:]
+	if j := strings.Index(section[1:], "\n## "); j >= 0 {
+		section = section[:j+1]
+	}
+	for _, f := range spec.AllFixes() {
+		row := "| `" + f.String() + "` |"
+		switch {
+		case f.Lin() != "" && !strings.Contains(section, row):
+			t.Errorf("docs/conformance.md's fix table has no row %q, though the fix changes a lin operation (%s)", row, f.Lin())
+		case f.Lin() == "" && strings.Contains(section, row):
+			t.Errorf("docs/conformance.md's fix table has a row for %s, whose declaration changes no lin operation", f)
+		case f.Lin() == "" && !strings.Contains(section, "`"+f.String()+"`"):
+			t.Errorf("docs/conformance.md does not say why %s changes no lin operation", f)
+		}
 	}
 }
