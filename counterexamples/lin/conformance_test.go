@@ -25,7 +25,14 @@ type conformanceCase struct {
 
 func loadConformance(t *testing.T) []conformanceCase {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(conformanceDir, "*.jsonl"))
+	return loadCorpus(t, conformanceDir)
+}
+
+// loadCorpus parses every history of dir (the corpus or one of its
+// subdirectories), failing at the first that does not parse.
+func loadCorpus(t *testing.T, dir string) []conformanceCase {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,9 +52,10 @@ func loadConformance(t *testing.T) []conformanceCase {
 	return out
 }
 
-// linReproduce is the command that checks one corpus file.
+// linReproduce is the command that checks one corpus file (a path under
+// ../conformance, as the tests see it from counterexamples/lin).
 func linReproduce(path string) string {
-	return "go run ./cmd/kvcheck lin counterexamples/conformance/" + filepath.Base(path)
+	return "go run ./cmd/kvcheck lin counterexamples/" + filepath.ToSlash(strings.TrimPrefix(filepath.Clean(path), ".."+string(filepath.Separator)))
 }
 
 // TestConformanceCorpus replays every encoded TensorRT-LLM unit test: a

@@ -1,9 +1,6 @@
 package lin
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -17,25 +14,13 @@ const derivedCorpusDir = "../conformance/derived"
 // TestDerivedCorpus checks every derived history against the real code:
 // its header says how it was derived, and its verdict is its "expect".
 func TestDerivedCorpus(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join(derivedCorpusDir, "*.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) == 0 {
+	cases := loadCorpus(t, derivedCorpusDir)
+	if len(cases) == 0 {
 		t.Fatalf("no history in %s", derivedCorpusDir)
 	}
-	for _, path := range paths {
-		reproduce := "go run ./cmd/kvcheck lin counterexamples/conformance/derived/" + filepath.Base(path)
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".jsonl"), func(t *testing.T) {
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := Parse(path, f)
-			f.Close()
-			if err != nil {
-				t.Fatalf("%v\nreproduce: %s", err, reproduce)
-			}
+	for _, c := range cases {
+		path, h, reproduce := c.path, c.h, linReproduce(c.path)
+		t.Run(c.name, func(t *testing.T) {
 			hdr := h.Header
 			switch {
 			case hdr == nil || hdr.Derived == "":

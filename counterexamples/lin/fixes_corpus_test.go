@@ -2,7 +2,6 @@ package lin
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,24 +46,15 @@ func verdictOf(r porcupine.CheckResult) string {
 // must differ), so each fix's manager path decides a verdict of lin; and
 // every fix lin models has at least one such case.
 func TestFixCorpus(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join(fixCorpusDir, "*.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	covered := map[string]bool{}
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-		reproduce := "go run ./cmd/kvcheck lin counterexamples/conformance/fixes/" + filepath.Base(path)
-		t.Run(name, func(t *testing.T) {
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
+	for _, c := range loadCorpus(t, fixCorpusDir) {
+		path, h, reproduce := c.path, c.h, linReproduce(c.path)
+		if h.Header != nil {
+			for _, fix := range h.Header.Fixes {
+				covered[fix] = true
 			}
-			h, err := Parse(path, f)
-			f.Close()
-			if err != nil {
-				t.Fatalf("%v\nreproduce: %s", err, reproduce)
-			}
+		}
+		t.Run(c.name, func(t *testing.T) {
 			hdr := h.Header
 			switch {
 			case hdr == nil || len(hdr.Fixes) == 0:
@@ -95,14 +85,6 @@ func TestFixCorpus(t *testing.T) {
 				t.Fatalf("against the real code the verdict is %s, the header expects %s:\n%s\nreproduce: %s", got, hdr.ExpectWithoutFixes, out.Describe(path), reproduce)
 			}
 		})
-		if f, err := os.Open(path); err == nil {
-			if h, err := Parse(path, f); err == nil && h.Header != nil {
-				for _, fix := range h.Header.Fixes {
-					covered[fix] = true
-				}
-			}
-			f.Close()
-		}
 	}
 	for _, fix := range linModelledFixes() {
 		if !covered[fix] {
