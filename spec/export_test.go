@@ -8,3 +8,6 @@ var CheckPartialOrderAgrees = checkPartialOrderAgrees
 
 // CheckSpecRules is checkSpecRules (por_test.go).
 var CheckSpecRules = checkSpecRules
+
+// RandomValidConfig is randomConfig (robust_test.go).
+var RandomValidConfig = randomConfig
