@@ -57,9 +57,15 @@ func readProfileFile(path string) (*profileFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--expect-profile: %v", err)
 	}
-	known := map[string]bool{"configurations": true, "ok": true, "incomplete": true, "states": true, model.LivelockInvariant: true, model.DeadlockInvariant: true}
+	// fixed are the counts every line gives, verdicts the ones that add up
+	// to configurations beside ok and incomplete.
+	fixed := map[string]bool{}
+	for _, k := range sweep.ProfileFixedCounts {
+		fixed[k] = true
+	}
+	verdicts := map[string]bool{model.LivelockInvariant: true, model.DeadlockInvariant: true}
 	for _, n := range specInvariantNames() {
-		known[n] = true
+		verdicts[n] = true
 	}
 	pf := &profileFile{path: path, entries: map[string]profileEntry{}}
 	for i, text := range strings.Split(string(data), "\n") {
@@ -93,7 +99,7 @@ func readProfileFile(path string) (*profileFile, error) {
 				continue
 			}
 			inv, fn, raise := strings.Cut(key, "/")
-			if !known[key] && !(raise && inv == sweep.RaiseInvariant && fn != "") {
+			if !fixed[key] && !verdicts[key] && !(raise && inv == sweep.RaiseInvariant && fn != "") {
 				return nil, bad("unknown count %q; expected configurations, ok, incomplete, states, an invariant (%s), livelock, deadlock or %s/FUNCTION", key, strings.Join(specInvariantNames(), ", "), sweep.RaiseInvariant)
 			}
 			if _, dup := e.counts[key]; dup {
@@ -105,7 +111,7 @@ func readProfileFile(path string) (*profileFile, error) {
 			}
 			e.counts[key] = c
 		}
-		for _, k := range []string{"digest", "configurations", "ok", "incomplete", "states"} {
+		for _, k := range append([]string{"digest"}, sweep.ProfileFixedCounts...) {
 			if _, ok := e.counts[k]; !ok && (k != "digest" || e.digest == "") {
 				return nil, bad("%s: %s=... missing (every line gives digest, configurations, ok, incomplete and states)", label, k)
 			}
@@ -114,7 +120,7 @@ func readProfileFile(path string) (*profileFile, error) {
 		for k, c := range e.counts {
 			if strings.Contains(k, "/") {
 				raises += c
-			} else if known[k] && k != "configurations" && k != "ok" && k != "incomplete" && k != "states" {
+			} else if verdicts[k] {
 				sum += c
 			}
 		}

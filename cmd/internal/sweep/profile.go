@@ -95,11 +95,16 @@ func (p *Profile) Counts() map[string]int {
 	return out
 }
 
+// ProfileFixedCounts are the counts every profile line gives, in the order
+// its canonical text starts with; the others are per invariant or raising
+// function.
+var ProfileFixedCounts = []string{"configurations", "ok", "incomplete", "states"}
+
 // ProfileText is the canonical text of a profile's counts, the digest's
 // input: configurations, ok, incomplete and states first, then the other counts
 // sorted by name, as "name=count" separated by spaces.
 func ProfileText(counts map[string]int) string {
-	fixed := []string{"configurations", "ok", "incomplete", "states"}
+	fixed := ProfileFixedCounts
 	parts := make([]string, 0, len(counts))
 	for _, k := range fixed {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, counts[k]))
