@@ -46,6 +46,7 @@ type search[S, A any] struct {
 
 	codec    codec[S]
 	into     NextWriter[S, A] // the spec's in-place Next, or nil
+	local    LocalSteps[A]    // the spec's rank-local steps, when its parts may be trusted to stay put (no symmetry), or nil
 	visited  *visitedSet
 	links    parentLinks
 	count    int         // states stored: the next state index
@@ -188,6 +189,9 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 	s.next = &stateQueue{pool: &s.blocks, dir: opts.SpillDir}
 	s.terminator, _ = spec.(Terminator[S])
 	s.into, _ = unwrap(spec).(NextWriter[S, A])
+	if s.codec.segs.parts && s.sym == nil {
+		s.local, _ = unwrap(spec).(LocalSteps[A])
+	}
 	if s.codec.segs.parts {
 		for _, inv := range s.invariants {
 			if inv.Part != nil {
@@ -478,9 +482,15 @@ func (s *search[S, A]) successor(w *worker[S, A], st *S, k int) {
 	n := l.count()
 	h := w.segHashes[k*n : (k+1)*n]
 	p, q := unsafe.Pointer(next), unsafe.Pointer(st)
+	maybe := ^uint64(0) // the segments the step may have changed
+	if s.local != nil {
+		if part, ok := s.local.LocalPart(w.actions[k]); ok {
+			maybe = 1 | 1<<(1+part)
+		}
+	}
 	var changed uint64
 	for j := range h {
-		if l.sameSegment(p, q, j) {
+		if maybe>>j&1 == 0 || l.sameSegment(p, q, j) {
 			h[j] = w.cur.hashes[j]
 		} else {
 			h[j] = l.hashSegment(p, j)

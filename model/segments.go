@@ -19,6 +19,20 @@ type Partitioned interface {
 	Parts() (head, size, count int)
 }
 
+// LocalSteps is implemented by Partitioned specs that can tell from an
+// action alone that its step changes nothing outside the head and one
+// part (the KV-cache spec: a rank-local step, Spec.Locality, changes its
+// rank and at most the shared crash record). The search then compares
+// only those two segments of a successor with its parent's and takes the
+// parent's hashes for the others, instead of comparing every part. A
+// wrong answer here merges states that differ, so the spec's tests must
+// check it on reachable states (spec's TestPartialOrderSpecRules); the
+// search does not use it under symmetry reduction, whose canonical form
+// may move parts.
+type LocalSteps[A any] interface {
+	LocalPart(a A) (part int, local bool)
+}
+
 // maxSegments bounds the segments of a layout (a bit mask per successor).
 const maxSegments = 64
 
@@ -243,7 +257,7 @@ type partCache struct {
 const (
 	decCacheBits   = 10
 	encCacheBits   = 10
-	maxCachedEntry = 96
+	maxCachedEntry = 248
 )
 
 func newPartCache(size int) *partCache {

@@ -394,7 +394,17 @@ func (sp *Spec) Locality(a Action) (rank uint8, collective bool) {
 	return a.Rank, false
 }
 
+// LocalPart is Locality for the checker (model.LocalSteps): a rank-local
+// action's successor differs from its state only in the action's rank and
+// the shared head (a crash is recorded there), so the checker compares
+// only those.
+func (sp *Spec) LocalPart(a Action) (part int, local bool) {
+	r, collective := sp.Locality(a)
+	return int(r), !collective
+}
+
 var _ model.ByteStates = (*Spec)(nil)
+var _ model.LocalSteps[Action] = (*Spec)(nil)
 
 // StateSize is the number of leading bytes of State that the configured
 // ranks use: State's fields end with Ranks, and the ranks past
