@@ -22,15 +22,12 @@ func allocWords(n int) []uint64 {
 	if n < mappedWords {
 		return make([]uint64, n)
 	}
-	b, err := syscall.Mmap(-1, 0, n*8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE|syscall.MAP_POPULATE)
+	b, err := syscall.Mmap(-1, 0, n*8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return make([]uint64, n)
 	}
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n)
 }
-
-// mappedWords is the size from which allocWords maps memory: 32 KiB.
-const mappedWords = 4096
 
 // freeWords unmaps what allocWords returned.
 func freeWords(w []uint64) {

@@ -42,7 +42,7 @@ func (s *search[S, A]) fixedBytes() int64 {
 	}
 	var st S
 	for _, w := range s.workers {
-		b += int64(cap(w.successors))*int64(unsafe.Sizeof(st)) + int64(cap(w.enc)) +
+		b += int64(cap(w.successors)+cap(w.held.successors))*int64(unsafe.Sizeof(st)) + int64(cap(w.enc)) +
 			int64(cap(w.candidates))*int64(unsafe.Sizeof(candidate{})) + int64(cap(w.succ))*4
 		// owned holds one list per worker in every worker: the part of
 		// the workers' memory that grows with their square.

@@ -64,6 +64,7 @@ func (s *search[S, A]) takeTables(withIdx bool) {
 			// States of another configuration may have used bytes past
 			// this one's StateSize, which must be zero.
 			clear(w.successors[:cap(w.successors)])
+			clear(w.held.successors[:cap(w.held.successors)])
 			w.state = *new(S)
 			s.workers[i] = w
 		}

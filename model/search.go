@@ -117,20 +117,35 @@ type candidate struct {
 	idx      uint32             // its index, once assigned (new candidates)
 }
 
+// successorSet holds the successors of one expanded state: successors[k]
+// through the state's k-th action, its fingerprint fps[k] and, for a
+// ByteStates spec, its segment hashes (segHashes[k*segments:]) and the
+// mask changed[k] of its segments that differ from the parent's.
+type successorSet[S any] struct {
+	successors []S
+	fps        []uint64
+	segHashes  []uint64
+	changed    []uint64
+}
+
 // worker holds the reusable buffers of one expanding goroutine.
 type worker[S, A any] struct {
 	state S // the frontier state being expanded, decoded
 	// cur describes state, segment by segment, for a ByteStates spec
 	// (segments.go); anything else that writes state clears cur.valid.
-	cur        decoded
-	actions    []A
-	successors []S
-	fps        []uint64
-	// segHashes holds, for a ByteStates spec, the segment hashes of each
-	// successor (segments of successor k from k*segments on), and
-	// changed[k] the mask of its segments that differ from state's.
-	segHashes []uint64
-	changed   []uint64
+	cur     decoded
+	actions []A
+	successorSet[S]
+	// held is, when a single worker expands (pipelined), the successors
+	// of the state expanded before the one in successorSet, looked up
+	// and kept after the next state's successors are computed, so that
+	// the visited set's cache misses for them overlap with that work;
+	// heldAt is its position in expansions, or -1 when nothing is held.
+	held   successorSet[S]
+	heldAt int
+	// fromPrev says the parent of the successors being kept is the state
+	// decoded before w.state (its entries are in cur's other buffer).
+	fromPrev bool
 	// partMemo caches the (head, part) pairs where every Part invariant
 	// holds (judge.go).
 	partMemo []uint64
@@ -337,6 +352,8 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 	w.succ = w.succ[:0]
 	w.round.reset()
 	goals := s.unreachedGoals() // goals not reached when the round began
+	pipelined := len(s.workers) == 1 && s.live == nil && s.por == nil
+	w.heldAt = -1
 	for _, ref := range chunk {
 		st := &w.state
 		s.decodeFrontier(w, ref.enc)
@@ -350,14 +367,77 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 			e.violating = e.deadlock && s.opts.KeepGoing && checkInvariants(s.invariants, st, true) != nil
 		case atBound:
 			e.cut = true
+		case pipelined:
+			s.computeSuccessors(w, st)
+			s.keepHeld(w, goals, true)
+			w.successorSet, w.held = w.held, w.successorSet
+			w.heldAt = len(w.expansions)
+			w.expansions = append(w.expansions, e) // its end is set when it is kept
+			continue
 		default:
 			s.addCandidates(w, st, goals)
 			e.enabled = int32(len(w.actions)) // the persistent set, if reduced
+		}
+		if pipelined {
+			s.keepHeld(w, goals, true)
 		}
 		e.end = int32(len(w.candidates))
 		e.succEnd = int32(len(w.succ))
 		w.expansions = append(w.expansions, e)
 	}
+	if pipelined {
+		s.keepHeld(w, goals, false)
+	}
+}
+
+// keepHeld inserts the held successors (w.held, of the state at
+// w.expansions[w.heldAt]) into the visited set, in action order, and keeps
+// the new ones as candidates; fromPrev says a frontier state was decoded
+// since theirs. A single worker's expansion is pipelined this way: the
+// successors of a state are computed and their slots loaded (touch), then
+// the previous state's successors are inserted, whose slots were loaded a
+// state's work earlier. The order of insertion, and so of candidates, is
+// frontier order as without it.
+func (s *search[S, A]) keepHeld(w *worker[S, A], goals uint64, fromPrev bool) {
+	if w.heldAt < 0 {
+		return
+	}
+	w.successorSet, w.held = w.held, w.successorSet
+	w.fromPrev = fromPrev
+	for k, fp := range w.fps {
+		if s.visited.insert(fp, pending) {
+			s.keep(w, k, fp, true, goals)
+		}
+	}
+	w.fromPrev = false
+	w.successorSet, w.held = w.held, w.successorSet
+	e := &w.expansions[w.heldAt]
+	e.end = int32(len(w.candidates))
+	e.succEnd = int32(len(w.succ))
+	w.heldAt = -1
+}
+
+// computeSuccessors computes the successors of st through w.actions into
+// w.successorSet and starts loading their home slots in the visited set.
+func (s *search[S, A]) computeSuccessors(w *worker[S, A], st *S) {
+	s.sizeSuccessors(w, len(w.actions))
+	for k := range w.actions {
+		s.successor(w, st, k)
+	}
+	s.visited.prefetch(w.fps)
+}
+
+// sizeSuccessors makes w.successorSet hold n successors.
+func (s *search[S, A]) sizeSuccessors(w *worker[S, A], n int) {
+	if cap(w.successors) < n {
+		w.successors = make([]S, n)
+		w.fps = make([]uint64, n)
+		w.changed = make([]uint64, n)
+	}
+	if segs := s.codec.segs.count(); len(w.segHashes) < n*segs {
+		w.segHashes = make([]uint64, cap(w.successors)*segs)
+	}
+	w.successors, w.fps = w.successors[:n], w.fps[:n]
 }
 
 // addCandidates appends to w.candidates the successors of st through
@@ -370,15 +450,7 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 // no encoding, so that resolve fills in its index.
 func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 	n := len(w.actions)
-	if cap(w.successors) < n {
-		w.successors = make([]S, n)
-		w.fps = make([]uint64, n)
-		w.changed = make([]uint64, n)
-	}
-	if segs := s.codec.segs.count(); len(w.segHashes) < n*segs {
-		w.segHashes = make([]uint64, cap(w.successors)*segs)
-	}
-	w.successors, w.fps = w.successors[:n], w.fps[:n]
+	s.sizeSuccessors(w, n)
 	done := 0
 	if s.por != nil {
 		done = s.reduce(w, st)
@@ -537,7 +609,7 @@ func (s *search[S, A]) encodeSuccessor(w *worker[S, A], dst []byte, k int) []byt
 	for j := range l.count() {
 		switch {
 		case changed&(1<<j) == 0:
-			dst = append(dst, w.cur.entry(j)...)
+			dst = append(dst, w.cur.entryOf(w.fromPrev, j)...)
 		case j == 0 || cache == nil:
 			dst = l.appendSegment(dst, p, j)
 		default:

@@ -168,14 +168,20 @@ type decoded struct {
 	hashes []uint64
 }
 
-// entry returns segment j's entry.
-func (d *decoded) entry(j int) []byte {
-	ends := d.ends[d.which]
+// entryOf returns segment j's entry of the state decoded last or, with
+// prev, of the one decoded before it (whose encoding and ends are still in
+// the other buffers).
+func (d *decoded) entryOf(prev bool, j int) []byte {
+	which := d.which
+	if prev {
+		which ^= 1
+	}
+	ends := d.ends[which]
 	lo := int32(0)
 	if j > 0 {
 		lo = ends[j-1]
 	}
-	return d.bufs[d.which][lo:ends[j]]
+	return d.bufs[which][lo:ends[j]]
 }
 
 // decodeFrontier sets the state at p, which holds the state d describes

@@ -37,6 +37,11 @@ type visitedShard struct {
 	_       [64]byte // keeps shards owned by different workers off each other's cache lines
 }
 
+// mappedWords is the size from which allocWords maps memory (32 KiB),
+// where it maps memory (bigmem_unix.go), and from which a released set
+// frees a shard rather than keeping it for the next search.
+const mappedWords = 4096
+
 // visitedInitialSlots is each shard's initial size.
 const visitedInitialSlots = 64
 
@@ -99,6 +104,17 @@ func (v *visitedSet) touch(fps []uint64) (x uint64) {
 		x ^= t.keys[t.home(fp)]
 	}
 	return x
+}
+
+// prefetch starts loading the home slot of each of fps without waiting
+// for them (see prefetch): for probes that come after more work than a
+// load's wait would hold up, such as the single worker's pipelined
+// insertion (search.keepHeld).
+func (v *visitedSet) prefetch(fps []uint64) {
+	for _, fp := range fps {
+		t := &v.shards[shardOf(fp)]
+		prefetch(unsafe.Pointer(&t.keys[t.home(fp)]))
+	}
 }
 
 // touchOne is touch for one fingerprint.
