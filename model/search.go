@@ -352,7 +352,7 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 	w.succ = w.succ[:0]
 	w.round.reset()
 	goals := s.unreachedGoals() // goals not reached when the round began
-	pipelined := len(s.workers) == 1 && s.live == nil && s.por == nil
+	pipelined := s.live == nil && s.por == nil
 	w.heldAt = -1
 	for _, ref := range chunk {
 		st := &w.state
@@ -392,21 +392,35 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 
 // keepHeld inserts the held successors (w.held, of the state at
 // w.expansions[w.heldAt]) into the visited set, in action order, and keeps
-// the new ones as candidates; fromPrev says a frontier state was decoded
-// since theirs. A single worker's expansion is pipelined this way: the
-// successors of a state are computed and their slots loaded (touch), then
-// the previous state's successors are inserted, whose slots were loaded a
-// state's work earlier. The order of insertion, and so of candidates, is
-// frontier order as without it.
+// the new ones as candidates (with several workers: looks them up and
+// keeps the ones not stored yet nor already this worker's candidates in
+// the round); fromPrev says a frontier state was decoded since theirs.
+// Without liveness and the partial-order reduction, expansion is
+// pipelined this way: the successors of a state are computed and their
+// slots prefetched, then the previous state's successors are looked up,
+// whose slots were prefetched a state's work earlier. The order of the
+// lookups, and so of candidates, is frontier order as without it.
 func (s *search[S, A]) keepHeld(w *worker[S, A], goals uint64, fromPrev bool) {
 	if w.heldAt < 0 {
 		return
 	}
 	w.successorSet, w.held = w.held, w.successorSet
 	w.fromPrev = fromPrev
-	for k, fp := range w.fps {
-		if s.visited.insert(fp, pending) {
-			s.keep(w, k, fp, true, goals)
+	if len(s.workers) == 1 {
+		for k, fp := range w.fps {
+			if s.visited.insert(fp, pending) {
+				s.keep(w, k, fp, true, goals)
+			}
+		}
+	} else {
+		// Several workers only read the visited set while they expand;
+		// the insert phase stores the candidates.
+		for k, fp := range w.fps {
+			if s.visited.contains(fp) || w.round.has(fp) {
+				continue
+			}
+			w.round.add(fp)
+			s.keep(w, k, fp, false, goals)
 		}
 	}
 	w.fromPrev = false
@@ -639,21 +653,19 @@ func (s *search[S, A]) unreachedGoals() uint64 {
 // insert is worker me's part of the insert phase: it stores the candidates
 // of the shards it owns, in frontier order, and marks the new ones. Each
 // expanding worker listed them for it in owned[me]; the home slot of the
-// candidate prefetchDistance places ahead is loaded early, so that the
+// candidate prefetchDistance places ahead is prefetched, so that the
 // cache misses overlap.
 func (s *search[S, A]) insert(me int) {
-	var touched uint64
 	for _, w := range s.workers {
 		owned := w.owned[me]
 		for i, k := range owned {
 			if i+prefetchDistance < len(owned) {
-				touched ^= s.visited.touchOne(w.candidates[owned[i+prefetchDistance]].fp)
+				s.visited.prefetchOne(w.candidates[owned[i+prefetchDistance]].fp)
 			}
 			c := &w.candidates[k]
 			c.isNew = s.visited.insert(c.fp, pending)
 		}
 	}
-	s.workers[me].touched ^= touched
 }
 
 // prefetchDistance is how many candidates ahead insert loads a home slot.

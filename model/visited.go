@@ -117,10 +117,10 @@ func (v *visitedSet) prefetch(fps []uint64) {
 	}
 }
 
-// touchOne is touch for one fingerprint.
-func (v *visitedSet) touchOne(fp uint64) uint64 {
+// prefetchOne is prefetch for one fingerprint.
+func (v *visitedSet) prefetchOne(fp uint64) {
 	t := &v.shards[shardOf(fp)]
-	return t.keys[t.home(fp)]
+	prefetch(unsafe.Pointer(&t.keys[t.home(fp)]))
 }
 
 // contains reports whether fp is stored. It reads only the keys.
