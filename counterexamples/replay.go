@@ -222,7 +222,7 @@ func (r *Replayer) execConfig(d *Directive) (string, error) {
 	if err != nil {
 		return "", r.errorf(d.Line, "config: %v", err)
 	}
-	sp.Scenario = r.Scenario
+	sp.Scenario = r.Scenario.Info()
 	r.Spec = sp
 	r.State = sp.Initial()
 	return initialPools(sp, &r.State), nil

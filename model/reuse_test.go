@@ -60,7 +60,7 @@ func TestTablesCarryNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp.Scenario = sc
+		sp.Scenario = sc.Info()
 		for _, opts := range []model.Options{
 			{MaxDepth: sc.Depth},
 			{MaxDepth: sc.Depth, Liveness: true, KeepGoing: true},

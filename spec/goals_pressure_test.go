@@ -9,8 +9,8 @@ import (
 // pressureReached is which pressure goals a search of cfg reaches.
 func pressureReached(t *testing.T, cfg Config) map[string]bool {
 	t.Helper()
-	sc := &Scenario{Name: "pressure", Config: cfg, Depth: 200,
-		Goals: []GoalDef{GoalTargetPoolFull, GoalDraftPoolFull, GoalRequestEvicted, GoalRequestRefused}}
+	sc := &Scenario{ScenarioInfo: ScenarioInfo{Name: "pressure",
+		Goals: []GoalDef{GoalTargetPoolFull, GoalDraftPoolFull, GoalRequestEvicted, GoalRequestRefused}}, Config: cfg, Depth: 200}
 	sp, err := sc.Spec(0)
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func ParseScenarioSection(r *yamlconf.Reader, section yamlconf.Field, other func
 	if err != nil {
 		return nil, nil, err
 	}
-	sc := &Scenario{Expect: map[string]string{}, Depth: defaultScenarioDepth, Goals: []GoalDef{GoalAllFinished}}
+	sc := &Scenario{ScenarioInfo: ScenarioInfo{Goals: []GoalDef{GoalAllFinished}}, Expect: map[string]string{}, Depth: defaultScenarioDepth}
 	var config []yamlconf.TextLine
 	for _, fl := range fields {
 		var err error

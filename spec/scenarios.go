@@ -9,13 +9,11 @@ import (
 // Scenario is a built-in configuration, scaled down from a seed crash
 // report, with its goals and the fixes that are checked against it.
 type Scenario struct {
-	Name string
-	// Doc says in one line what the scenario reproduces.
-	Doc string
-	// Report names the seed report and the TensorRT-LLM issue.
-	Report string
+	// ScenarioInfo is what a Spec made from the scenario keeps of it: its
+	// name, doc, seed report, goals and the invariants it checks
+	// elsewhere.
+	ScenarioInfo
 	Config Config
-	Goals  []GoalDef
 	// Reaches lists mechanisms ("branch NAME", "raise NAME", "action
 	// NAME") the scenario exists to exercise: `kvcheck check` collects
 	// coverage for it and reports a complete run that never exercised one
@@ -28,10 +26,6 @@ type Scenario struct {
 	// declared with the scenario; nil for a scenario whose defaults are
 	// in defaultRanges.
 	Sweep []string
-	// CheckedElsewhere maps invariants this scenario does not check to the
-	// scenario that reports them: a finding of its own that would come
-	// first in every variant and hide the one this scenario is about.
-	CheckedElsewhere map[string]string
 	// FixSets are the fix combinations `kvcheck check` runs besides the
 	// real code (no fix).
 	FixSets [][]Fix
@@ -71,11 +65,23 @@ func (sc *Scenario) Spec(fixes Fixes) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
-	sp.Scenario = sc
+	sp.Scenario = sc.Info()
 	return sp, nil
 }
 
+// Info returns what a Spec made from sc keeps of it (Spec.Scenario), nil
+// for a nil sc: a spec built some other way (spec.New on a configuration
+// of sc's space) is given its scenario's goals and checked-elsewhere
+// invariants through it.
+func (sc *Scenario) Info() *ScenarioInfo {
+	if sc == nil {
+		return nil
+	}
+	return &sc.ScenarioInfo
+}
+
 // builtinScenarios lists every built-in scenario in the order `kvcheck
+// check` runs them (scenarioNames).
 var builtinScenarios = scenarioFiles()
 
 // Scenarios returns the built-in scenarios.

@@ -146,7 +146,7 @@ func TestSymmetryPinnedCounts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp.Scenario = sc
+		sp.Scenario = sc.Info()
 		for _, on := range []bool{false, true} {
 			want := c.plain
 			if on {

@@ -58,7 +58,7 @@ func symmetryConfigs(t *testing.T, random int) []*Spec {
 				if err != nil {
 					t.Fatalf("%s: %v", sc.Name, err)
 				}
-				sp.Scenario = sc
+				sp.Scenario = sc.Info()
 				out = append(out, sp)
 			}
 		}

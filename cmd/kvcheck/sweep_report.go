@@ -166,7 +166,7 @@ func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, tria
 			fmt.Fprintf(stderr, "%s: --out: %v\nreproduce: %s\n", who, err, res.report.Reproduce)
 			return exitUsage
 		}
-		sp.Scenario = res.variant.Scenario
+		sp.Scenario = res.variant.Scenario.Info()
 		var trace, cycle []spec.Action
 		for i, line := range append(append([]string(nil), s.Trace...), s.Cycle...) {
 			a, err := sp.ParseAction(line)

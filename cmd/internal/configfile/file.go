@@ -128,11 +128,13 @@ func parseConfigText(path string, data []byte) (*File, error) {
 		return nil, &yamlconf.Error{File: path, Msg: err.Error()}
 	}
 	sc := &spec.Scenario{
-		Name:   scenarioName(path),
-		Doc:    "configuration text of " + path,
-		Report: path,
+		ScenarioInfo: spec.ScenarioInfo{
+			Name:   scenarioName(path),
+			Doc:    "configuration text of " + path,
+			Report: path,
+			Goals:  []spec.GoalDef{spec.GoalAllFinished},
+		},
 		Config: cfg,
-		Goals:  []spec.GoalDef{spec.GoalAllFinished},
 		Expect: map[string]string{"real-code": spec.VerdictOK},
 		Depth:  200,
 	}

@@ -209,9 +209,8 @@ func checkOne(v Variant, c *space.SpaceConfig, search Search, depth int, cover *
 		// Enumerate returns valid configurations only.
 		panic(err)
 	}
-	sp.Scenario = v.Scenario
 	if v.Scenario != nil {
-		sp.Scenario = v.Scenario.Checking(search.Named)
+		sp.Scenario = v.Scenario.Checking(search.Named).Info()
 	}
 	sp.Cover = cover
 	var checked model.Spec[spec.State, spec.Action] = sp

@@ -99,7 +99,7 @@ func (f *Finding) signature() (Signature, error) {
 	if err != nil {
 		return Signature{}, err
 	}
-	sp.Scenario = f.Scenario
+	sp.Scenario = f.Scenario.Info()
 	sp.Cover = spec.NewCoverage()
 	states, err := model.Replay[spec.State, spec.Action](sp, append(append([]spec.Action(nil), f.Trace...), f.Cycle...))
 	if err != nil {

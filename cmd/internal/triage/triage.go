@@ -140,7 +140,7 @@ func Triage(f Finding, opts Options) (*Report, error) {
 	}
 	sc := f.Scenario
 	if sc == nil {
-		sc = &spec.Scenario{Name: "config"}
+		sc = &spec.Scenario{ScenarioInfo: spec.ScenarioInfo{Name: "config"}}
 	}
 	rep := &Report{Signature: sig, Needs: []string{}, ClosedBy: []string{}, IndifferentTo: []string{}, SameAs: []string{}}
 	r := runner{opts: opts, sc: sc, sig: sig, rep: rep}

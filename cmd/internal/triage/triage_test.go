@@ -34,7 +34,7 @@ func found(t *testing.T, scenario, text string, fixes ...string) Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp.Scenario = sc
+	sp.Scenario = sc.Info()
 	res := model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: sc.Depth, MaxStates: 100_000, Workers: 1, Liveness: true})
 	if len(res.Violations) == 0 {
 		t.Fatalf("the planted configuration breaks nothing (%d states):\n%s", res.States, text)
