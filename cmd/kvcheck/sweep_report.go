@@ -9,6 +9,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/counterexamples"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // reportSweep prints the reports of a sweep or a merge (a table and each
@@ -127,7 +128,7 @@ func printSweepDetails(w io.Writer, r sweep.Report, triageLines []string) {
 
 // goalNames are the goals of the scenario named name.
 func goalNames(name string) []string {
-	sc, err := spec.LookupScenario(name)
+	sc, err := scenario.Lookup(name)
 	if err != nil {
 		return nil
 	}

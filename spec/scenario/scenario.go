@@ -1,19 +1,23 @@
-package spec
+package scenario
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 // Scenario is a built-in configuration, scaled down from a seed crash
-// report, with its goals and the fixes that are checked against it.
+// report (or a small one that reaches mechanisms the others leave alone),
+// with its goals, the fixes that are checked against it and the verdict
+// expected of each variant.
 type Scenario struct {
 	// ScenarioInfo is what a Spec made from the scenario keeps of it: its
 	// name, doc, seed report, goals and the invariants it checks
 	// elsewhere.
-	ScenarioInfo
-	Config Config
+	spec.ScenarioInfo
+	Config spec.Config
 	// Reaches lists mechanisms ("branch NAME", "raise NAME", "action
 	// NAME") the scenario exists to exercise: `kvcheck check` collects
 	// coverage for it and reports a complete run that never exercised one
@@ -28,7 +32,7 @@ type Scenario struct {
 	Sweep []string
 	// FixSets are the fix combinations `kvcheck check` runs besides the
 	// real code (no fix).
-	FixSets [][]Fix
+	FixSets [][]spec.Fix
 	// Expect is the verdict expected of each variant, keyed by its fix
 	// set's Label ("real-code", "joint-admission",
 	// "record-draft-lens+clamp-capacity"): the invariant the variant breaks
@@ -42,26 +46,17 @@ type Scenario struct {
 
 // Variants returns the fix sets `kvcheck check` runs the scenario under
 // by default: the real code (no fix) first, then each of FixSets.
-func (sc *Scenario) Variants() []Fixes {
-	out := []Fixes{0}
+func (sc *Scenario) Variants() []spec.Fixes {
+	out := []spec.Fixes{0}
 	for _, set := range sc.FixSets {
-		out = append(out, FixSetOf(set...))
+		out = append(out, spec.FixSetOf(set...))
 	}
 	return out
 }
 
-// FixSetOf returns the set of the given fixes.
-func FixSetOf(fixes ...Fix) Fixes {
-	var s Fixes
-	for _, f := range fixes {
-		s = s.With(f)
-	}
-	return s
-}
-
 // Spec returns the scenario's spec with fixes applied.
-func (sc *Scenario) Spec(fixes Fixes) (*Spec, error) {
-	sp, err := New(sc.Config, fixes)
+func (sc *Scenario) Spec(fixes spec.Fixes) (*spec.Spec, error) {
+	sp, err := spec.New(sc.Config, fixes)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
@@ -73,7 +68,7 @@ func (sc *Scenario) Spec(fixes Fixes) (*Spec, error) {
 // for a nil sc: a spec built some other way (spec.New on a configuration
 // of sc's space) is given its scenario's goals and checked-elsewhere
 // invariants through it.
-func (sc *Scenario) Info() *ScenarioInfo {
+func (sc *Scenario) Info() *spec.ScenarioInfo {
 	if sc == nil {
 		return nil
 	}
@@ -84,12 +79,12 @@ func (sc *Scenario) Info() *ScenarioInfo {
 // check` runs them (scenarioNames).
 var builtinScenarios = scenarioFiles()
 
-// Scenarios returns the built-in scenarios.
-func Scenarios() []*Scenario { return builtinScenarios }
+// All returns the built-in scenarios.
+func All() []*Scenario { return builtinScenarios }
 
-// LookupScenario returns the built-in scenario named name, or an error
+// Lookup returns the built-in scenario named name, or an error
 // listing the valid names.
-func LookupScenario(name string) (*Scenario, error) {
+func Lookup(name string) (*Scenario, error) {
 	for _, sc := range builtinScenarios {
 		if sc.Name == name {
 			return sc, nil
