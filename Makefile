@@ -209,7 +209,7 @@ triage-docs:
 # gives its counterexample and its fix closes it, runs the tests of the
 # packages it touches, and counts the files git status shows touched: at
 # most 8 (not in CI: a few minutes; TestTemplateApplies is the cheap test).
-HISTORY_BUG_TESTS ?= ./spec/ ./counterexamples/ ./cmd/kvcheck/ ./cmd/internal/triage/
+HISTORY_BUG_TESTS ?= ./spec/ ./spec/scenario/ ./counterexamples/ ./cmd/kvcheck/ ./cmd/internal/triage/
 .PHONY: history-bug-template
 history-bug-template:
 	@set -e; tmp=$$(mktemp -d); echo "scratch copy: $$tmp"; \

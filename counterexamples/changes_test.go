@@ -5,13 +5,15 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // cacheSpec is a one-rank spec with an unpaired draft pool, for driving
 // cache operations directly.
 func cacheSpec(t *testing.T) *spec.Spec {
 	t.Helper()
-	sc, err := spec.LookupScenario("draft-admission")
+	sc, err := scenario.Lookup("draft-admission")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // The parts of docs/counterexamples.md that TestDocShowsTheSeedTranscript
@@ -98,7 +98,7 @@ func cutLine(line string) string {
 // transcript's lines, steps and directives.
 func seedLengths(t *testing.T) string {
 	var parts []string
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		if !strings.HasPrefix(sc.Report, "seed ") {
 			continue
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // TestExplainSeedPages: the page of each real-code transcript is one
@@ -67,7 +69,7 @@ func TestExplainSeedPages(t *testing.T) {
 func TestExplainFiftyStepsIsSmall(t *testing.T) {
 	var trace []spec.Action
 	var sp *spec.Spec
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		for _, set := range sc.FixSets {
 			candidate, err := sc.Spec(spec.FixSetOf(set...))
 			if err != nil {

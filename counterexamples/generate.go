@@ -6,12 +6,13 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // Found is what a check of one scenario under one set of fixes found: the
 // input Transcripts writes files from.
 type Found struct {
-	Scenario *spec.Scenario
+	Scenario *scenario.Scenario
 	Fixes    spec.Fixes
 	// Violations are the violations found, shortest first (one without
 	// keep-going).
@@ -199,7 +200,7 @@ func searchWords(f *Found, steps int) string {
 
 // Variant is one scenario under one set of fixes (0: the real code).
 type Variant struct {
-	Scenario *spec.Scenario
+	Scenario *scenario.Scenario
 	Fixes    spec.Fixes
 }
 
@@ -254,7 +255,7 @@ func checkCommand(command string, v Variant) string {
 // under each of its fix sets, the variants `kvcheck check` runs by default.
 func DefaultVariants() []Variant {
 	var out []Variant
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		for _, fixes := range sc.Variants() {
 			out = append(out, Variant{sc, fixes})
 		}

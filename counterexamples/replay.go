@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/pmezard/go-difflib/difflib"
 )
 
@@ -61,7 +63,7 @@ type Replayer struct {
 	// Spec is the spec the config directive built (nil before it).
 	Spec *spec.Spec
 	// Scenario is the built-in scenario the config names, if any.
-	Scenario *spec.Scenario
+	Scenario *scenario.Scenario
 	State    spec.State
 	Steps    []Step
 	// livelockAfter is the step after which a cycle directive showed a
@@ -201,7 +203,7 @@ func (r *Replayer) execConfig(d *Directive) (string, error) {
 		return "", r.errorf(d.Line, "config: %v", err)
 	}
 	if scenarioName != "" {
-		sc, err := spec.LookupScenario(scenarioName)
+		sc, err := scenario.Lookup(scenarioName)
 		if err != nil {
 			return "", r.errorf(d.Line, "config: %v", err)
 		}
@@ -222,7 +224,7 @@ func (r *Replayer) execConfig(d *Directive) (string, error) {
 	if err != nil {
 		return "", r.errorf(d.Line, "config: %v", err)
 	}
-	sp.Scenario = r.Scenario
+	sp.Scenario = r.Scenario.Info()
 	r.Spec = sp
 	r.State = sp.Initial()
 	return initialPools(sp, &r.State), nil

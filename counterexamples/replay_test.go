@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // smallConfig is a valid config directive: the directive line, the
 // configuration text (tokens_per_block on line 2) and the separator.
 func smallConfig(t *testing.T) string {
 	t.Helper()
-	sc, err := spec.LookupScenario("draft-admission")
+	sc, err := scenario.Lookup("draft-admission")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func smallConfig(t *testing.T) string {
 // TestMalformedTranscripts: each malformed input is an *InputError at
 // the right line, saying what was expected.
 func TestMalformedTranscripts(t *testing.T) {
-	sc, _ := spec.LookupScenario("draft-admission")
+	sc, _ := scenario.Lookup("draft-admission")
 	config := smallConfig(t)
 	configLines := strings.Count(config, "\n")
 	const tokensLine = 2 // tokens_per_block is the first line of the configuration text

@@ -13,6 +13,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // regenerate is the one command that rewrites the repository's
@@ -338,7 +339,7 @@ func TestActionLinesParseBack(t *testing.T) {
 // TestConfigTextIsSelfContained: the config directive's text, applied to
 // the zero configuration, gives back every scenario's configuration.
 func TestConfigTextIsSelfContained(t *testing.T) {
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		cfg, err := spec.ParseConfig(spec.Config{}, ConfigText(&sc.Config))
 		if err != nil {
 			t.Fatalf("%s: %v", sc.Name, err)
@@ -367,7 +368,7 @@ func TestSeedTranscriptsFitAScreen(t *testing.T) {
 		if lines > MaxLines {
 			t.Errorf("%s has %d lines, more than %d", path, lines, MaxLines)
 		}
-		sc, err := spec.LookupScenario(strings.Split(filepath.Base(path), ".")[0])
+		sc, err := scenario.Lookup(strings.Split(filepath.Base(path), ".")[0])
 		if err != nil || !strings.HasPrefix(sc.Report, "seed ") || !strings.Contains(path, ".real-code.") {
 			continue
 		}
@@ -377,7 +378,7 @@ func TestSeedTranscriptsFitAScreen(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		if strings.HasPrefix(sc.Report, "seed ") {
 			want = append(want, sc.Name)
 		}
@@ -390,7 +391,7 @@ func TestSeedTranscriptsFitAScreen(t *testing.T) {
 // TestEveryScenarioHasAStory: each built-in scenario has its story, the
 // paragraph the banner points to and the explain page shows.
 func TestEveryScenarioHasAStory(t *testing.T) {
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		if story := Story(sc.Name); len(strings.Fields(story)) < 40 {
 			t.Errorf("%s: story %s is missing or shorter than 40 words: %q", sc.Name, StoryPath(sc.Name), story)
 		}

@@ -8,13 +8,14 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // TestBannerEndsWithTriage: a counterexample's triage paragraph ends its
 // banner, wrapped like every banner line, and BannerTriage reads it back
 // whole; the explain page shows it, or the one Result.Triage gives.
 func TestBannerEndsWithTriage(t *testing.T) {
-	sc, err := spec.LookupScenario("draft-admission")
+	sc, err := scenario.Lookup("draft-admission")
 	if err != nil {
 		t.Fatal(err)
 	}

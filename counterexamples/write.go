@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
 
@@ -269,7 +271,7 @@ func skeleton(ce Counterexample, groups [][]int, marked int) string {
 	// Only a built-in scenario is named: replay looks it up by name, and
 	// the configuration below is the whole of a --config file's.
 	if sc := ce.Spec.Scenario; sc != nil {
-		if builtin, err := spec.LookupScenario(sc.Name); err == nil && builtin == sc {
+		if builtin, err := scenario.Lookup(sc.Name); err == nil && builtin.Info() == sc {
 			b.WriteString(" scenario=" + sc.Name)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model/poolbench"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // poolStates is the pinned number of reachable states of the benchmark
@@ -74,7 +75,7 @@ func BenchmarkCoveragePool(b *testing.B) {
 // BenchmarkWalkKV measures novelty steps per second on the KV-cache spec
 // (a fix set of the first scenario, so walks do not stop at a crash).
 func BenchmarkWalkKV(b *testing.B) {
-	sc := spec.Scenarios()[0]
+	sc := scenario.All()[0]
 	if len(sc.FixSets) == 0 {
 		b.Skip("the first scenario has no fix set")
 	}

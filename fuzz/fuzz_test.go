@@ -26,6 +26,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // FuzzVariants fuzzes every fix set that the exhaustive checker finds
@@ -84,7 +85,7 @@ func FuzzRealCode(f *testing.F) {
 		})
 		return
 	}
-	sc, err := spec.LookupScenario(name)
+	sc, err := scenario.Lookup(name)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // variant is a built-in scenario under a fix set, with the exhaustive
@@ -15,7 +16,7 @@ import (
 // model.Check at test time, not from pinned numbers, so they follow the
 // spec as it changes.
 type variant struct {
-	scenario *spec.Scenario
+	scenario *scenario.Scenario
 	fixes    spec.Fixes
 	sp       *spec.Spec
 	check    model.Result[spec.Action] // KeepGoing: one shortest trace per key
@@ -53,7 +54,7 @@ var (
 func variants(tb testing.TB) []*variant {
 	tb.Helper()
 	variantsOnce.Do(func() {
-		for _, sc := range spec.Scenarios() {
+		for _, sc := range scenario.All() {
 			for _, fixes := range sc.Variants() {
 				sp, err := sc.Spec(fixes)
 				if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // TestTablesCarryNothing: a search that takes the tables, workers and
@@ -40,7 +41,7 @@ func TestTablesCarryNothing(t *testing.T) {
 		{"adp-veto-growth", 0, 2, 2, 16},
 		{"adp-veto-growth", 0, 2, 2, 10},
 	} {
-		sc, err := spec.LookupScenario(c.scenario)
+		sc, err := scenario.Lookup(c.scenario)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +61,7 @@ func TestTablesCarryNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp.Scenario = sc
+		sp.Scenario = sc.Info()
 		for _, opts := range []model.Options{
 			{MaxDepth: sc.Depth},
 			{MaxDepth: sc.Depth, Liveness: true, KeepGoing: true},

@@ -10,12 +10,12 @@ import (
 // complete variants of the built-in scenarios (states per second).
 func BenchmarkCheckScenarios(b *testing.B) {
 	for _, c := range []struct {
-		scenario *Scenario
+		scenario *testScenario
 		fixes    Fixes
 	}{
-		{&adpDummyLeak, FixSetOf(FixFreeUnpairedMirror)},
-		{&ppStageDivergence, FixSetOf(FixEqualStagePools)},
-		{&draftAdmission, FixSetOf(FixDeferDraftMirror)},
+		{adpDummyLeak, FixSetOf(FixFreeUnpairedMirror)},
+		{ppStageDivergence, FixSetOf(FixEqualStagePools)},
+		{draftAdmission, FixSetOf(FixDeferDraftMirror)},
 	} {
 		sp, err := c.scenario.Spec(c.fixes)
 		if err != nil {

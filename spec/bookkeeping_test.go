@@ -54,7 +54,7 @@ func failuresOf(sp *Spec, s *State) map[string]string {
 
 func scenarioSpec(t *testing.T, name string, fixes ...Fix) *Spec {
 	t.Helper()
-	sc, err := LookupScenario(name)
+	sc, err := lookupTestScenario(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
 
@@ -89,7 +90,7 @@ func verdict(r model.Result[spec.Action]) string {
 // two sharing 4, and Canonical must not round the 6 down; with partial
 // reuse off the two check the same and Canonical rounds.
 func TestCanonicalKeepsPartialShares(t *testing.T) {
-	sc, err := spec.LookupScenario("paired-draft-reuse")
+	sc, err := scenario.Lookup("paired-draft-reuse")
 	if err != nil {
 		t.Fatal(err)
 	}

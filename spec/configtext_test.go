@@ -9,7 +9,7 @@ import (
 // TestConfigTextRoundTrip: every built-in scenario's configuration prints
 // as text that parses back to the same configuration.
 func TestConfigTextRoundTrip(t *testing.T) {
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		text := FormatConfig(&sc.Config)
 		back, err := ParseConfig(Config{}, text)
 		if err != nil {
@@ -62,7 +62,7 @@ func TestConfigTextErrors(t *testing.T) {
 // settings separated by spaces; the configuration is the same as with one
 // per line, and errors still name the line and the setting.
 func TestConfigTextSeveralSettingsPerLine(t *testing.T) {
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		var settings, requests []string
 		for _, line := range strings.Split(strings.TrimSpace(FormatConfig(&sc.Config)), "\n") {
 			if strings.HasPrefix(line, "request ") {

@@ -1,4 +1,4 @@
-package spec
+package spec_test
 
 import (
 	"flag"
@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/model"
+
+	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 var updateCoverage = flag.Bool("update-coverage", false, "rewrite the coverage lines of "+scenarioPinsFile+" from the built-in scenarios")
@@ -17,19 +20,19 @@ var coverageByScenario sync.Map
 // scenarioCoverage runs every variant of sc the way `kvcheck check` does
 // (its depth, every fix set) with a coverage sink and returns the names of
 // the mechanisms reached, as "kind name".
-func scenarioCoverage(t *testing.T, sc *Scenario) []string {
+func scenarioCoverage(t *testing.T, sc *scenario.Scenario) []string {
 	t.Helper()
 	if got, ok := coverageByScenario.Load(sc.Name); ok {
 		return got.([]string)
 	}
-	cov := NewCoverage()
+	cov := spec.NewCoverage()
 	for _, fixes := range sc.Variants() {
 		sp, err := sc.Spec(fixes)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sp.Cover = cov
-		model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, MaxStates: sc.MaxStates, Workers: 1})
+		model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: sc.Depth, MaxStates: sc.MaxStates, Workers: 1})
 	}
 	var out []string
 	for _, r := range cov.Rows() {
@@ -48,7 +51,7 @@ func scenarioCoverage(t *testing.T, sc *Scenario) []string {
 func TestCoverageNotLost(t *testing.T) {
 	var got []string
 	byScenario := map[string][]string{}
-	for _, sc := range Scenarios() {
+	for _, sc := range scenario.All() {
 		byScenario[sc.Name] = scenarioCoverage(t, sc)
 		for _, m := range byScenario[sc.Name] {
 			got = append(got, sc.Name+" "+m)
@@ -93,14 +96,14 @@ func TestCoverageNotLost(t *testing.T) {
 // all is stale and fails too.
 func TestEveryMechanismReachedOrExcused(t *testing.T) {
 	reached := map[string]bool{}
-	for _, sc := range Scenarios() {
+	for _, sc := range scenario.All() {
 		for _, m := range scenarioCoverage(t, sc) {
 			reached[m] = true
 		}
 	}
-	for _, r := range NewCoverage().Rows() {
+	for _, r := range spec.NewCoverage().Rows() {
 		key := r.Key()
-		reason := CoverageException(r.Kind, r.Name)
+		reason := spec.CoverageException(r.Kind, r.Name)
 		switch {
 		case !reached[key] && reason == "":
 			t.Errorf("%s (%s) is reached by no built-in scenario and has no stated exception (state it where it is declared: newBranch's third argument, a raise's unreached text)", key, r.Models)
@@ -116,20 +119,20 @@ func TestEveryMechanismReachedOrExcused(t *testing.T) {
 // TestCoverageOffCountsNothing: a spec without a sink counts nothing and
 // explores exactly what a spec with one does (the sink never feeds back).
 func TestCoverageOffCountsNothing(t *testing.T) {
-	sc := Scenarios()[0]
+	sc := scenario.All()[0]
 	sp, err := sc.Spec(sc.Variants()[1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1})
-	sp.Cover = NewCoverage()
-	counted := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 2})
+	plain := model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1})
+	sp.Cover = spec.NewCoverage()
+	counted := model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 2})
 	if plain.States != counted.States || plain.Transitions != counted.Transitions {
 		t.Fatalf("with coverage %d states %d transitions, without %d %d", counted.States, counted.Transitions, plain.States, plain.Transitions)
 	}
 	var actions uint64
 	for _, r := range sp.Cover.Rows() {
-		if r.Kind == CoverAction {
+		if r.Kind == spec.CoverAction {
 			actions += r.Count
 		}
 	}
@@ -142,13 +145,13 @@ func TestCoverageOffCountsNothing(t *testing.T) {
 // it models (its exception, when it has one, is declared with it, so it
 // names a registered mechanism by construction).
 func TestBranchesSayWhatTheyModel(t *testing.T) {
-	for _, b := range Branches() {
+	for _, b := range spec.Branches() {
 		if b.Models() == "" {
 			t.Errorf("branch %s: no models text", b.Name())
 		}
 	}
-	for _, r := range NewCoverage().Rows() {
-		if r.Kind == CoverRaise && (r.Name == "" || r.Models == "") {
+	for _, r := range spec.NewCoverage().Rows() {
+		if r.Kind == spec.CoverRaise && (r.Name == "" || r.Models == "") {
 			t.Errorf("raise %q: no name or text", r.Name)
 		}
 	}

@@ -26,7 +26,7 @@ func TestDeadlockThresholdKeepsVerdicts(t *testing.T) {
 		}
 		return v.Invariant + ": " + v.Message
 	}
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		for _, fixes := range sc.Variants() {
 			sp, err := sc.Spec(fixes)
 			if err != nil {

@@ -49,7 +49,7 @@ func TestFieldKeys(t *testing.T) {
 // TestDumpWordsEveryEntity: Dump names each entity as the transcripts'
 // summaries do and words its fields, encoded ones decoded.
 func TestDumpWordsEveryEntity(t *testing.T) {
-	sc, err := LookupScenario("draft-admission")
+	sc, err := lookupTestScenario("draft-admission")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,18 +51,20 @@
 // livelock), branches.go and coverage.go (the branches a run reaches).
 //
 // kvcheck's machinery that stays in this package because it is methods of
-// the engine's types or the engine's tests read it: configtext.go (the
-// configuration's text form), scenarios.go, scenariofile.go,
-// scenariofiles.go and expect.go (the built-in scenarios, their file format
-// and expected verdicts), describe.go and dump.go (a state in words),
+// the engine's types: configtext.go (the configuration's text form),
+// verdicts.go (fix set labels and the verdicts a variant can have),
+// scenarioinfo.go (what a Spec keeps of its scenario: goals, invariants
+// checked elsewhere), describe.go and dump.go (a state in words),
 // symmetry.go and por.go (the checker's reductions), api_*.go (what the
 // lin, fuzz, transcript and triage tools read), sourcehash.go.
 //
-// The packages under spec/ build on it, one way (spec/layout_test.go):
-// spec/space (configuration spaces, their enumeration, random
-// configurations, default sweep ranges, value classes) imports spec;
-// spec/yamlconf (the YAML reader of scenario files) is a leaf spec
-// imports. docs/development.md ("Layout") describes them.
+// The packages under spec/ build on it, one way (spec/layout_test.go), and
+// spec imports none of them: spec/scenario (the built-in scenarios, their
+// file format, fix sets and expected verdicts) imports spec and
+// spec/yamlconf (the YAML reader of scenario files, a leaf); spec/space
+// (configuration spaces, their enumeration, random configurations, default
+// sweep ranges, value classes) imports spec and spec/scenario.
+// docs/development.md ("Layout") describes them.
 //
 // Citations name the TensorRT-LLM function and the commit it was read at;
 // docs/reference.md summarizes that code and spec/reading-notes.md lists

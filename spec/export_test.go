@@ -11,3 +11,6 @@ var CheckSpecRules = checkSpecRules
 
 // RandomValidConfig is randomConfig (robust_test.go).
 var RandomValidConfig = randomConfig
+
+// CheckLivelockReplays is checkLivelockReplays (liveness_test.go).
+var CheckLivelockReplays = checkLivelockReplays

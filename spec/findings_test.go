@@ -86,7 +86,7 @@ func TestPipelineFindings(t *testing.T) {
 	if res := checkNoCrashOnly(t, equal, 0); len(res.Violations) != 0 || !res.Complete {
 		t.Fatalf("equal pools: complete %v, violations %v", res.Complete, res.Violations)
 	}
-	for _, sc := range []*Scenario{&ppHistoryCapacity, &ppStageDivergence} {
+	for _, sc := range []*testScenario{ppHistoryCapacity, ppStageDivergence} {
 		res := checkNoCrashOnly(t, sc.Config, 0)
 		if len(res.Violations) == 0 {
 			t.Fatalf("%s: no violation", sc.Name)

@@ -1,14 +1,15 @@
 package spec
 
-// The goals of the coverage scenarios (scenarios/eviction-ladder.yaml,
+// The goals of the coverage scenarios (spec/scenario/scenarios/eviction-ladder.yaml,
 // host-tier-eviction, paired-draft-reuse, overlap-two-ranks,
 // adp-veto-generation): small configurations, not taken from a seed
 // report, that reach the mechanisms the seed scenarios leave alone
 // (coverage.go; TestEveryMechanismReachedOrExcused wants every mechanism
 // reached by some built-in scenario). Each goal proves its region was
 // reached, so a change that stops reaching it fails `kvcheck check`
-// instead of passing vacuously. This file sorts before scenarios.go, so
-// the goals are declared before the scenario files are read.
+// instead of passing vacuously. The goals are declared in package spec,
+// initialized before spec/scenario reads the scenario files that name
+// them.
 
 // eachRequest reports whether f holds for some real request of some rank.
 func eachRequest(sp *Spec, s *State, f func(v rankView, id uint8, r *Request) bool) bool {

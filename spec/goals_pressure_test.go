@@ -9,8 +9,8 @@ import (
 // pressureReached is which pressure goals a search of cfg reaches.
 func pressureReached(t *testing.T, cfg Config) map[string]bool {
 	t.Helper()
-	sc := &Scenario{Name: "pressure", Config: cfg, Depth: 200,
-		Goals: []GoalDef{GoalTargetPoolFull, GoalDraftPoolFull, GoalRequestEvicted, GoalRequestRefused}}
+	sc := &testScenario{ScenarioInfo: ScenarioInfo{Name: "pressure",
+		Goals: []GoalDef{GoalTargetPoolFull, GoalDraftPoolFull, GoalRequestEvicted, GoalRequestRefused}}, Config: cfg, Depth: 200}
 	sp, err := sc.Spec(0)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func pressureReached(t *testing.T, cfg Config) map[string]bool {
 // none of them; a configuration without a draft pool never reaches
 // draft-pool-full, however full its target pool.
 func TestPressureGoals(t *testing.T) {
-	ladder, err := LookupScenario("eviction-ladder")
+	ladder, err := lookupTestScenario("eviction-ladder")
 	if err != nil {
 		t.Fatal(err)
 	}

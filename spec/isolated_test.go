@@ -19,7 +19,7 @@ type outcome struct {
 // checkOutcome checks sc under fixes with every invariant, or with
 // crashOnly with no-crash-on-refusal alone (a fix may act only past a
 // violation the full check stops at, e.g. the leak seed 003 reports first).
-func checkOutcome(t *testing.T, sc *Scenario, fixes Fixes, crashOnly bool) outcome {
+func checkOutcome(t *testing.T, sc *testScenario, fixes Fixes, crashOnly bool) outcome {
 	t.Helper()
 	key := fmt.Sprintf("%s/%d/%v", sc.Name, fixes, crashOnly)
 	if o, ok := outcomes[key]; ok {
@@ -33,7 +33,7 @@ func checkOutcome(t *testing.T, sc *Scenario, fixes Fixes, crashOnly bool) outco
 // outcomes caches checkOutcome: a variant appears in several comparisons.
 var outcomes = map[string]outcome{}
 
-func checkOutcomeOnce(t *testing.T, sc *Scenario, fixes Fixes, crashOnly bool) outcome {
+func checkOutcomeOnce(t *testing.T, sc *testScenario, fixes Fixes, crashOnly bool) outcome {
 	t.Helper()
 	sp, err := sc.Spec(fixes)
 	if err != nil {
@@ -69,7 +69,7 @@ var noOpFixes = map[Fix]string{
 func TestEveryFixMatters(t *testing.T) {
 	matters := map[Fix]bool{}
 	var lines []string
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		for _, set := range sc.FixSets {
 			full := FixSetOf(set...)
 			for _, crashOnly := range []bool{false, true} {

@@ -12,7 +12,7 @@ import (
 // the analysis runs: its cost at the most. docs/liveness.md has the
 // figures; `make bench-liveness` prints them.
 func BenchmarkLivenessCost(b *testing.B) {
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		for _, fixes := range sc.Variants() {
 			sp, err := sc.Spec(fixes)
 			if err != nil {

@@ -145,7 +145,7 @@ func TestPartialReuseScenarioCounts(t *testing.T) {
 		{"draft-view-lag", nil, 55, 55, 57, 57, InvNoCrash, "History length cannot exceed capacity"},
 	} {
 		for _, on := range []bool{false, true} {
-			sc, err := LookupScenario(pin.scenario)
+			sc, err := lookupTestScenario(pin.scenario)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -274,7 +274,7 @@ func TestCloseKeepsAFullTreeBlock(t *testing.T) {
 // enable_partial_reuse changes no variant's state space or verdict
 // (docs/conformance.md says so).
 func TestPartialReuseChangesNoShippedScenario(t *testing.T) {
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		for _, fs := range append([][]Fix{nil}, sc.FixSets...) {
 			var res [2]model.Result[Action]
 			for i, on := range []bool{false, true} {

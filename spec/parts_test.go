@@ -22,7 +22,7 @@ func (sp *Spec) label() string {
 func partSpecs(t *testing.T, random int) []*Spec {
 	t.Helper()
 	var out []*Spec
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		for _, fixes := range sc.Variants() {
 			sp, err := sc.Spec(fixes)
 			if err != nil {
@@ -32,7 +32,7 @@ func partSpecs(t *testing.T, random int) []*Spec {
 		}
 	}
 	rng := rand.New(rand.NewPCG(24, 1))
-	for len(out) < random+len(Scenarios()) {
+	for len(out) < random+len(testScenarios()) {
 		cfg, ok := randomConfig(rng)
 		if !ok || cfg.Ranks < 2 {
 			continue

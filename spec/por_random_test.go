@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
 
@@ -28,8 +29,8 @@ func TestPartialOrderAgreesOnRandomConfigs(t *testing.T) {
 		want, maxStates, seed = 150, 30000, 101
 	}
 	rng := rand.New(rand.NewPCG(seed, 13))
-	var bases []*spec.Scenario
-	for _, sc := range spec.Scenarios() {
+	var bases []*scenario.Scenario
+	for _, sc := range scenario.All() {
 		if sc.Config.Ranks > 1 && sc.Config.Loop != spec.PipelineLoop {
 			bases = append(bases, sc)
 		}

@@ -14,7 +14,7 @@ import (
 // every goal and invariant, so that a new one is argued for (or left
 // unreduced) on purpose rather than by default.
 func TestPartialOrderClassifiesEveryProperty(t *testing.T) {
-	sp0, err := Scenarios()[0].Spec(0)
+	sp0, err := testScenarios()[0].Spec(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func checkPartialOrderAgrees(t *testing.T, name string, sp *Spec, depth int) (fu
 // it reduces the attention-DP scenarios that pass (a failing one stops at
 // its violation, reduced or not).
 func TestPartialOrderAgreesOnScenarios(t *testing.T) {
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		for _, fixes := range sc.Variants() {
 			sp, err := sc.Spec(fixes)
 			if err != nil {
@@ -122,7 +122,7 @@ func TestPartialOrderAgreesOnScenarios(t *testing.T) {
 // TestPartialOrderWorkersAgree wants the reduced search's result not to
 // depend on the number of workers.
 func TestPartialOrderWorkersAgree(t *testing.T) {
-	sc, err := LookupScenario("adp-empty-batch-veto")
+	sc, err := lookupTestScenario("adp-empty-batch-veto")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestPartialOrderWorkersAgree(t *testing.T) {
 // with every other enabled step (each stays enabled after the other, and
 // both orders reach the same state), unless one crashes.
 func TestPartialOrderSpecRules(t *testing.T) {
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		if sc.Config.Ranks < 2 || sc.Config.Loop == PipelineLoop {
 			continue
 		}

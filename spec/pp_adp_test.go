@@ -31,7 +31,7 @@ func TestPipelineAttentionDPVeto(t *testing.T) {
 		{"revert-on-veto", fixSet([]Fix{FixRevertOnVeto}), false, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := LookupScenario("pp-adp-veto-growth")
+			sc, err := lookupTestScenario("pp-adp-veto-growth")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +87,7 @@ func batchHolds(b *Batch, id uint8, k BatchKind) bool {
 // and with _revert_gen_alloc (2829508) the row holds on every reachable
 // state.
 func TestPipelineAttentionDPOverflow(t *testing.T) {
-	sc, err := LookupScenario("pp-adp-veto-growth")
+	sc, err := lookupTestScenario("pp-adp-veto-growth")
 	if err != nil {
 		t.Fatal(err)
 	}

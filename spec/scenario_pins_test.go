@@ -1,4 +1,4 @@
-package spec
+package spec_test
 
 import (
 	"bufio"
@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/model"
+
+	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // scenarioPinsFile pins the exhaustive result of every built-in scenario
@@ -44,9 +47,9 @@ type scenarioPin struct {
 
 func (p scenarioPin) key() string { return p.Scenario + "/" + p.Fixes }
 
-func (p scenarioPin) fixes(t *testing.T) Fixes {
+func (p scenarioPin) fixes(t *testing.T) spec.Fixes {
 	t.Helper()
-	f, err := ParseFixesLabel(p.Fixes)
+	f, err := spec.ParseFixesLabel(p.Fixes)
 	if err != nil {
 		t.Fatalf("%s: %v", scenarioPinsFile, err)
 	}
@@ -56,7 +59,7 @@ func (p scenarioPin) fixes(t *testing.T) Fixes {
 // verdict is the pin's expected verdict: its invariant, or ok.
 func (p scenarioPin) verdict() string {
 	if p.Invariant == "" {
-		return VerdictOK
+		return spec.VerdictOK
 	}
 	return p.Invariant
 }
@@ -132,7 +135,7 @@ func writeScenarioPins(t *testing.T, measured []scenarioPin, coverage map[string
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	for _, sc := range Scenarios() {
+	for _, sc := range scenario.All() {
 		for _, fixes := range sc.Variants() {
 			p, ok := byKey[sc.Name+"/"+fixes.Label()]
 			if !ok {
@@ -153,9 +156,9 @@ func writeScenarioPins(t *testing.T, measured []scenarioPin, coverage map[string
 // (its depth, one worker, liveness on) and returns what the pin records;
 // it fails the test when the counterexample does not replay to the same
 // violation, or a passing variant misses a goal.
-func measureScenarioPin(t *testing.T, scenario string, fixes Fixes) scenarioPin {
+func measureScenarioPin(t *testing.T, name string, fixes spec.Fixes) scenarioPin {
 	t.Helper()
-	sc, err := LookupScenario(scenario)
+	sc, err := scenario.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,8 +166,8 @@ func measureScenarioPin(t *testing.T, scenario string, fixes Fixes) scenarioPin 
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := model.Check[State, Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1, Liveness: true})
-	pin := scenarioPin{Scenario: scenario, Fixes: fixes.Label(), States: res.States, Transitions: res.Transitions, Complete: res.Complete}
+	res := model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1, Liveness: true})
+	pin := scenarioPin{Scenario: name, Fixes: fixes.Label(), States: res.States, Transitions: res.Transitions, Complete: res.Complete}
 	if len(res.Violations) == 0 {
 		for _, g := range res.Goals {
 			if !g.Reached {
@@ -176,17 +179,66 @@ func measureScenarioPin(t *testing.T, scenario string, fixes Fixes) scenarioPin 
 	v := res.Violations[0]
 	pin.Invariant, pin.Message, pin.Steps = v.Invariant, v.Message, len(v.Trace)
 	if v.Invariant == model.LivelockInvariant {
-		checkLivelockReplays(t, sp, v)
+		spec.CheckLivelockReplays(t, sp, v)
 		return pin
 	}
-	states, err := model.Replay[State, Action](sp, v.Trace)
+	states, err := model.Replay[spec.State, spec.Action](sp, v.Trace)
 	if err != nil {
 		t.Fatalf("%s: the counterexample does not replay: %v", pin.key(), err)
 	}
 	last := states[len(states)-1]
-	failures := model.CheckState[State, Action](sp, &last)
+	failures := model.CheckState[spec.State, spec.Action](sp, &last)
 	if len(failures) == 0 || failures[0].Invariant != v.Invariant || failures[0].Message != v.Message {
 		t.Fatalf("%s: replayed state fails %v, want %s: %q", pin.key(), failures, v.Invariant, v.Message)
 	}
 	return pin
+}
+
+func TestScenarioPins(t *testing.T) {
+	pins := loadScenarioPins(t)
+	pinned := map[string]bool{}
+	for _, pin := range pins {
+		pinned[pin.key()] = true
+	}
+	for _, sc := range scenario.All() {
+		for _, fixes := range sc.Variants() {
+			if key := sc.Name + "/" + fixes.Label(); !pinned[key] && !*updatePins {
+				t.Errorf("scenario %s under fixes %s has no pin in %s: every variant `kvcheck check` runs is pinned (%s)", sc.Name, fixes.Label(), scenarioPinsFile, updatePinsHint)
+			}
+		}
+	}
+	var measured []scenarioPin
+	for _, pin := range pins {
+		t.Run(pin.key(), func(t *testing.T) {
+			got := measureScenarioPin(t, pin.Scenario, pin.fixes(t))
+			measured = append(measured, got)
+			if *updatePins {
+				return
+			}
+			if got.States != pin.States || got.Transitions != pin.Transitions || got.Complete != pin.Complete {
+				t.Errorf("states %d transitions %d complete %v; pinned %d %d %v (%s)",
+					got.States, got.Transitions, got.Complete, pin.States, pin.Transitions, pin.Complete, updatePinsHint)
+			}
+			if got.Invariant != pin.Invariant || got.Message != pin.Message || got.Steps != pin.Steps {
+				t.Fatalf("violation %q %q in %d steps; pinned %q %q in %d (%s)", got.Invariant, got.Message, got.Steps, pin.Invariant, pin.Message, pin.Steps, updatePinsHint)
+			}
+		})
+	}
+	if *updatePins {
+		writeScenarioPins(t, measured, loadCoveragePins(t))
+	}
+}
+
+// TestScenarioPinsAgreeWithExpectations: the pinned results of the
+// scenario table are the verdicts the scenarios declare.
+func TestScenarioPinsAgreeWithExpectations(t *testing.T) {
+	for _, pin := range loadScenarioPins(t) {
+		sc, err := scenario.Lookup(pin.Scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := sc.Expected(pin.fixes(t)); !ok || got != pin.verdict() {
+			t.Errorf("%s %s: declares %q (%v), pinned result %q", pin.Scenario, pin.Fixes, got, ok, pin.verdict())
+		}
+	}
 }

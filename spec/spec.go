@@ -12,9 +12,10 @@ import (
 type Spec struct {
 	Config Config
 	Fixes  Fixes
-	// Scenario is the built-in scenario the spec was made from, if any; it
-	// contributes goals.
-	Scenario *Scenario
+	// Scenario is what the spec keeps of the scenario it was made from, if
+	// any (ScenarioInfo): it contributes goals and the invariants checked
+	// elsewhere.
+	Scenario *ScenarioInfo
 	// Cover, when set, counts the actions, branches and raises Next
 	// exercises (coverage.go); nil collects nothing.
 	Cover *Coverage

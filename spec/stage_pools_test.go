@@ -72,7 +72,7 @@ func TestStagePoolAsymmetries(t *testing.T) {
 // the size of each GPU pool, every built-in scenario keeps its real-code
 // verdict and its shortest counterexample.
 func TestSeedVerdictsWithHostTier(t *testing.T) {
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		verdict := func(cfg Config) string {
 			sp, err := New(cfg, 0)
 			if err != nil {

@@ -9,7 +9,7 @@ import (
 // adp-dummy-leak on three ranks holding alike requests (five rank
 // permutations besides the identity once every request arrived).
 func BenchmarkCanonicalize(b *testing.B) {
-	sc, err := LookupScenario("adp-dummy-leak")
+	sc, err := lookupTestScenario("adp-dummy-leak")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func TestSymmetryAgrees(t *testing.T) {
 		full += f
 		reduced += r
 	}
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		for _, fixes := range sc.Variants() {
 			sp, err := sc.Spec(fixes)
 			if err != nil {
@@ -138,7 +138,7 @@ func TestSymmetryPinnedCounts(t *testing.T) {
 		{"adp-veto-generation", 0, 31852, 8154},
 		{"adp-empty-batch-veto", FixSetOf(FixBlockingSendPoll), 12032, 8951},
 	} {
-		sc, err := LookupScenario(c.scenario)
+		sc, err := lookupTestScenario(c.scenario)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func TestSymmetryPinnedCounts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp.Scenario = sc
+		sp.Scenario = sc.Info()
 		for _, on := range []bool{false, true} {
 			want := c.plain
 			if on {

@@ -39,7 +39,7 @@ func symmetric(cfg Config, ranks int, templates []int, interleave bool) Config {
 func symmetryConfigs(t *testing.T, random int) []*Spec {
 	t.Helper()
 	var out []*Spec
-	for _, sc := range Scenarios() {
+	for _, sc := range testScenarios() {
 		if sc.Config.Ranks < 2 || sc.Config.Loop == PipelineLoop {
 			continue
 		}
@@ -58,7 +58,7 @@ func symmetryConfigs(t *testing.T, random int) []*Spec {
 				if err != nil {
 					t.Fatalf("%s: %v", sc.Name, err)
 				}
-				sp.Scenario = sc
+				sp.Scenario = sc.Info()
 				out = append(out, sp)
 			}
 		}
@@ -255,7 +255,7 @@ func TestSymmetrySound(t *testing.T) {
 // orders a rank's requests by ID).
 func TestSymmetryTestCatchesPlantedBugs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	sc, err := LookupScenario("adp-dummy-leak")
+	sc, err := lookupTestScenario("adp-dummy-leak")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestSymmetryTestCatchesPlantedBugs(t *testing.T) {
 	}
 
 	// The crash's rank, on overlap-two-ranks's real code, which crashes.
-	crashing, err := LookupScenario("overlap-two-ranks")
+	crashing, err := lookupTestScenario("overlap-two-ranks")
 	if err != nil {
 		t.Fatal(err)
 	}

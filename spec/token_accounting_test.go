@@ -31,7 +31,7 @@ func TestTokenAccountingCatchesPlantedBugs(t *testing.T) {
 		// eviction-ladder with num_extra_kv_tokens=2 (and a page to hold it):
 		// the slack lets an
 		// update applied twice pass update_resources without a raise.
-		sc, err := LookupScenario("eviction-ladder")
+		sc, err := lookupTestScenario("eviction-ladder")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@
 // counted once per pair of files, from go/types' record of uses. Arrows to
 // the files of another package of this module are counted per package.
 //
-//	go run ./cmd/arrows ./spec ./spec/space ./spec/yamlconf
+//	go run ./cmd/arrows ./spec ./spec/space ./spec/yamlconf ./spec/scenario
 //	go run ./cmd/arrows -v ./spec/space      also list each arrow and what it uses
 package main
 

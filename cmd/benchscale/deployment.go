@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // deploymentRows checks the configuration file path as it is (a
@@ -32,7 +33,7 @@ func deploymentRows(exe, path string, modes []bool, workers int, limit time.Dura
 }
 
 // fixLabel names the fix set a deployment is checked under.
-func fixLabel(sc *spec.Scenario) string {
+func fixLabel(sc *scenario.Scenario) string {
 	if vs := sc.Variants(); len(vs) > 1 {
 		return vs[1].Label()
 	}

@@ -47,6 +47,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // result is what a child process reports for one configuration.
@@ -256,7 +257,7 @@ func checkOne(name, fix, size, layout string, symmetry, por bool, workers int) (
 	if err != nil {
 		return result{}, err
 	}
-	sc, err := spec.LookupScenario(name)
+	sc, err := scenario.Lookup(name)
 	if err != nil {
 		return result{}, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
 
@@ -32,7 +33,7 @@ func (s *sweepResult) sysPerConfig() float64 { return s.sys * 1e3 / float64(s.Co
 // as BenchmarkDefaultSweep does (cmd/internal/sweep): every configuration
 // (keep-going), liveness on, at most 200,000 states each, on every core.
 func sweepOne(name string) (sweepCounts, error) {
-	sc, err := spec.LookupScenario(name)
+	sc, err := scenario.Lookup(name)
 	if err != nil {
 		return sweepCounts{}, err
 	}

@@ -78,7 +78,7 @@ var ErrSyntheticSend = defineRaise(RaiseInfo{Name: "synthetic-send-failed",
 
 // newFiles are the files the template creates.
 var newFiles = map[string]string{
-	"spec/scenarios/" + Name + ".yaml": `# synthetic-send-raise is the synthetic historical bug of docs/history-bugs.md's
+	"spec/scenario/scenarios/" + Name + ".yaml": `# synthetic-send-raise is the synthetic historical bug of docs/history-bugs.md's
 # template (cmd/historybug): rank 0's context-only request prefills, and
 # when its KV send completes the send raises.
 kvcheck:

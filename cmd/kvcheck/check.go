@@ -14,6 +14,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/triage"
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // checkOptions are the flags of `kvcheck check`.
@@ -44,7 +45,7 @@ type checkOptions struct {
 
 // variant is one scenario checked under one set of fixes.
 type variant struct {
-	scenario *spec.Scenario
+	scenario *scenario.Scenario
 	fixes    spec.Fixes
 	// configPath is the --config file the scenario comes from ("" for a
 	// built-in scenario).

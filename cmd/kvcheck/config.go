@@ -11,6 +11,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // selection is what the --scenario, --fix and --config flags of check and
@@ -32,7 +33,7 @@ type selection struct {
 // error; a --config file's scenario may take any fix.
 func (s selection) variants(w io.Writer) ([]variant, error) {
 	type source struct {
-		sc       *spec.Scenario
+		sc       *scenario.Scenario
 		path     string
 		pressure *configfile.Pressure
 	}
@@ -60,7 +61,7 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 		sources = append(sources, source{sc: f.Scenario, path: path, pressure: f.Pressure})
 	}
 	if len(s.scenarios) == 0 && len(s.configs) == 0 {
-		for _, sc := range spec.Scenarios() {
+		for _, sc := range scenario.All() {
 			sources = append(sources, source{sc: sc})
 		}
 	}
@@ -79,7 +80,7 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 		if err != nil {
 			return nil, err
 		}
-		var builtins []*spec.Scenario
+		var builtins []*scenario.Scenario
 		for _, src := range sources {
 			if src.path == "" {
 				builtins = append(builtins, src.sc)
@@ -108,7 +109,7 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 // fixesBelong reports a fix that none of the scenarios is checked with: a
 // slip more often than an experiment. (With a --config file any fix may
 // apply.)
-func fixesBelong(fixes spec.Fixes, scenarios []*spec.Scenario) error {
+func fixesBelong(fixes spec.Fixes, scenarios []*scenario.Scenario) error {
 	var names, offered []string
 	has := map[spec.Fix]bool{}
 	for _, sc := range scenarios {
@@ -188,15 +189,15 @@ func fileOrder(line int) int {
 	return line
 }
 
-// lookupScenario is spec.LookupScenario with an error that quotes a
+// lookupScenario is scenario.Lookup with an error that quotes a
 // bounded prefix of the name.
-func lookupScenario(name string) (*spec.Scenario, error) {
-	sc, err := spec.LookupScenario(name)
+func lookupScenario(name string) (*scenario.Scenario, error) {
+	sc, err := scenario.Lookup(name)
 	if err == nil {
 		return sc, nil
 	}
 	var names []string
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		names = append(names, sc.Name)
 	}
 	sort.Strings(names)

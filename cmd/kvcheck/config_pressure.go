@@ -9,6 +9,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/spf13/pflag"
 )
 
@@ -49,12 +50,12 @@ type pressureRun struct {
 	info io.Writer
 	// realCode is, per scenario, the scenario at its real code's smallest
 	// counterexample.
-	realCode map[string]*spec.Scenario
+	realCode map[string]*scenario.Scenario
 }
 
 // newPressureRun opens the cache and parses the shard.
 func newPressureRun(opts checkOptions, info io.Writer) (*pressureRun, error) {
-	pr := &pressureRun{opts: opts, info: info, realCode: map[string]*spec.Scenario{}}
+	pr := &pressureRun{opts: opts, info: info, realCode: map[string]*scenario.Scenario{}}
 	if opts.pressure.shard != "" {
 		s, err := sweep.ParseShard(opts.pressure.shard)
 		if err != nil {

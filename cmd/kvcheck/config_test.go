@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 const seedDeployment = "../../docs/examples/seed000-deployment.yaml"
@@ -57,7 +57,7 @@ func TestConfigSeedDeployment(t *testing.T) {
 // `kvcheck check --config` checks with the same verdicts and state counts
 // as the built-in scenario.
 func TestShowConfigRoundTrip(t *testing.T) {
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		code, text, errOut := runKvcheck("show-config", sc.Name)
 		if code != exitOK {
 			t.Fatalf("%s: exit %d %s", sc.Name, code, errOut)
@@ -107,12 +107,12 @@ func TestConfigErrors(t *testing.T) {
 func TestListMarkdownTable(t *testing.T) {
 	code, out, _ := runKvcheck("list", "--markdown")
 	rows := strings.Split(strings.TrimSpace(out), "\n")
-	if code != exitOK || len(rows) != 2+len(spec.Scenarios()) || !strings.Contains(out, "| `draft-admission` |") ||
+	if code != exitOK || len(rows) != 2+len(scenario.All()) || !strings.Contains(out, "| `draft-admission` |") ||
 		!strings.Contains(out, "`real-code` → `no-crash-on-refusal`") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	historical := map[string]bool{}
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		historical[sc.Name] = sc.Config.PreFixes != 0
 	}
 	docs := map[string]string{}

@@ -11,6 +11,7 @@ import (
 	"github.com/kvcheck/kvcheck/counterexamples/lin"
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 const seedTranscript = "../../counterexamples/testdata/draft-admission.real-code.no-crash-on-refusal.txt"
@@ -164,7 +165,7 @@ func TestExplainWritesOnePage(t *testing.T) {
 // neighbouring operations of a pool swap; without the overlap it is
 // rejected. Why some order explains it there is not yet analysed.)
 func TestLinAcceptsEmittedAndRejectsCorrupted(t *testing.T) {
-	sc, _ := spec.LookupScenario("draft-admission")
+	sc, _ := scenario.Lookup("draft-admission")
 	sp, _ := sc.Spec(0)
 	res := model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1})
 	records, err := lin.FromTrace(sp, res.Violations[0].Trace, lin.EmitOptions{Overlap: true})

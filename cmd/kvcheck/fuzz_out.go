@@ -40,7 +40,7 @@ func writeFuzzTranscripts(opts fuzzOptions, failed []fuzzReport, stdout, stderr 
 		}
 		files = append(files, namedFile{name: name, data: data})
 		if r.reduced != nil {
-			r.reduced.Scenario = sc
+			r.reduced.Scenario = sc.Info()
 			reducedName := strings.TrimSuffix(name, ".txt") + ".reduced.txt"
 			data, err := fuzzTranscript(r.reduced, r.reducedActions, r, search+", then on a reduced configuration", r.Triage)
 			if err != nil {

@@ -124,7 +124,7 @@ func fuzzSweepVariant(v variant, seed uint64, walks int, deadline time.Time) fuz
 			r.Invalid++
 			continue
 		}
-		sp.Scenario = v.scenario
+		sp.Scenario = v.scenario.Info()
 		r.Configurations++
 		res := fuzz.Run(sp, fuzz.Options{Seed: seed ^ uint64(draw), Workers: 1, Walks: walks})
 		r.States += res.States
@@ -144,7 +144,7 @@ func fuzzSweepVariant(v variant, seed uint64, walks int, deadline time.Time) fuz
 		// Shrink only the one reported.
 		cfg, _ := spec.ParseConfig(spec.Config{}, best.Config)
 		sp, _ := spec.New(cfg, v.fixes)
-		sp.Scenario = v.scenario
+		sp.Scenario = v.scenario.Info()
 		if shrunk, err := fuzz.Shrink[spec.State, spec.Action](sp, best.actions, fuzz.Key{Invariant: best.Invariant}, fuzz.KVShrinkOptions()); err == nil {
 			best.actions = shrunk.Trace
 		}
@@ -195,7 +195,7 @@ func fuzzSweepTranscript(v variant, r fuzzSweepReport) (namedFile, error) {
 	if err != nil {
 		return namedFile{}, err
 	}
-	sp.Scenario = v.scenario
+	sp.Scenario = v.scenario.Info()
 	name := strings.TrimSuffix(counterexamples.FileName(v.scenario.Name, v.fixes, ""), "ok.txt") + "fuzz-sweep." + s.Invariant + ".txt"
 	data, err := counterexamples.Write(counterexamples.Counterexample{
 		Spec: sp, Trace: s.actions, Invariant: s.Invariant, Message: s.Message, FoundBy: r.Reproduce, Triage: bannerTriage(s.Triage),

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // fuzzJSON runs kvcheck fuzz with --json and decodes its one report.
@@ -28,7 +28,7 @@ func fuzzJSON(t *testing.T, args ...string) (int, fuzzReport) {
 // finds a violation in, `kvcheck fuzz --seed 1` finds the same violation and
 // shrinks it to the length `kvcheck check --keep-going` gives for it.
 func TestFuzzFindsEachCrash(t *testing.T) {
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		_, out, _ := runKvcheck("check", "--scenario", sc.Name, "--fix", "none", "--keep-going", "--json", "--triage=false")
 		var check checkReport
 		if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &check); err != nil {

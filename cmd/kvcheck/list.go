@@ -7,6 +7,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // runList is `kvcheck list`: the scenarios, invariants, fixes and pre-fix
@@ -27,12 +29,12 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	}
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "SCENARIOS\t")
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		fmt.Fprintf(w, "  %s\t%s (%s)\n", sc.Name, sc.Doc, sc.Report)
 		fmt.Fprintf(w, "  \t  expected: %s\n", expectedVerdicts(sc))
 	}
 	fmt.Fprintln(w, "INVARIANTS\t")
-	sp, err := spec.Scenarios()[0].Spec(0)
+	sp, err := scenario.All()[0].Spec(0)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck list: %v\n", err)
 		return exitUsage
@@ -59,7 +61,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 
 // expectedVerdicts is "real-code → INVARIANT, FIX → ok, ..." for a
 // scenario's variants.
-func expectedVerdicts(sc *spec.Scenario) string {
+func expectedVerdicts(sc *scenario.Scenario) string {
 	var parts []string
 	for _, fixes := range sc.Variants() {
 		verdict, ok := sc.Expected(fixes)
@@ -78,7 +80,7 @@ func printScenarioTable(w io.Writer) {
 	fmt.Fprintln(w, "| scenario | what it reproduces | from | expected verdicts |")
 	fmt.Fprintln(w, "|---|---|---|---|")
 	cell := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		var verdicts []string
 		for _, fixes := range sc.Variants() {
 			verdict, _ := sc.Expected(fixes)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 func runKvcheck(args ...string) (int, string, string) {
@@ -104,7 +106,7 @@ func TestCheckDefaultRunsFixes(t *testing.T) {
 // lists what is valid.
 func TestCheckBadUsage(t *testing.T) {
 	var scenarios, fixes []string
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		scenarios = append(scenarios, sc.Name)
 	}
 	for _, f := range spec.AllFixes() {
@@ -143,10 +145,10 @@ func TestList(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	var want []string
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		want = append(want, sc.Name, sc.Report)
 	}
-	sp, _ := spec.Scenarios()[0].Spec(0)
+	sp, _ := scenario.All()[0].Spec(0)
 	for _, inv := range sp.Invariants() {
 		want = append(want, inv.Name)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // runMerge is `kvcheck merge FILE...`: it folds the JSON-lines results of
@@ -109,7 +110,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 // variantRank orders merged variants as selectVariants does: scenarios in
 // built-in order, then the real code and the scenario's fix sets in order.
 func variantRank(r sweepResult) int {
-	for i, sc := range spec.Scenarios() {
+	for i, sc := range scenario.All() {
 		if sc != r.variant.Scenario {
 			continue
 		}

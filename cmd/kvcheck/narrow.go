@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // narrowInvariants is the invariants a check keeps under --invariant
@@ -39,7 +40,7 @@ func narrowInvariants(all, only, skip []string) ([]string, error) {
 // specInvariantNames are the names of every invariant of the spec, in
 // order (the same for every scenario).
 func specInvariantNames() []string {
-	sp, err := spec.Scenarios()[0].Spec(0)
+	sp, err := scenario.All()[0].Spec(0)
 	if err != nil {
 		return nil
 	}

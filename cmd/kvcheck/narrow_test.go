@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // TestEveryInvariantIsNarrowable: --invariant and --skip-invariant accept
@@ -20,7 +22,7 @@ func TestEveryInvariantIsNarrowable(t *testing.T) {
 			t.Errorf("%s is not in the invariants --invariant accepts: %v", want, names)
 		}
 	}
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		for name := range sc.CheckedElsewhere {
 			if !slices.Contains(names, name) {
 				t.Errorf("scenario %s reports %s elsewhere, but --invariant does not accept it", sc.Name, name)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // runHooks is what check and fuzz both set up before their variants: the
@@ -27,7 +27,7 @@ type runHooks struct {
 // the caller defers h.interrupt.release().
 func (h *runHooks) start(cover bool, stderr io.Writer) error {
 	if h.expect != "" {
-		overrides, err := readExpectations(h.expect, spec.Scenarios())
+		overrides, err := readExpectations(h.expect, scenario.All())
 		if err != nil {
 			return fmt.Errorf("--expect: %v", err)
 		}

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // runShowConfig is `kvcheck show-config NAME`: print a built-in scenario's
@@ -19,14 +19,14 @@ func runShowConfig(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvcheck show-config: expected one scenario NAME\n%s", usageLine("show-config"))
 		return exitUsage
 	}
-	sc, err := spec.LookupScenario(flags.Arg(0))
+	sc, err := scenario.Lookup(flags.Arg(0))
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck show-config: %v\n", err)
 		return exitUsage
 	}
-	// A built-in scenario is a file (spec/scenarios/); one still defined in
+	// A built-in scenario is a file (spec/scenario/scenarios/); one still defined in
 	// Go is written in the same form.
-	data, ok := spec.ScenarioSource(sc.Name)
+	data, ok := scenario.Source(sc.Name)
 	if !ok {
 		var err error
 		if data, err = configfile.Format(sc); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
 
@@ -322,7 +323,7 @@ type sweepSpace struct {
 
 // sweepVariant is a variant to sweep and where its space comes from.
 type sweepVariant struct {
-	scenario *spec.Scenario
+	scenario *scenario.Scenario
 	fixes    spec.Fixes
 	// path is the --config file of the scenario ("" for a built-in one);
 	// ranges its sweep ranges, or the built-in scenario's defaults.
@@ -372,7 +373,7 @@ func sweepVariants(opts sweepOptions) ([]sweepVariant, error) {
 		sources = append(sources, sweepVariant{scenario: f.Scenario, path: path, ranges: ranges, file: f})
 	}
 	if len(opts.scenarios) == 0 && len(opts.configs) == 0 {
-		for _, sc := range spec.Scenarios() {
+		for _, sc := range scenario.All() {
 			src := sweepVariant{scenario: sc}
 			for _, r := range space.DefaultRanges(sc.Name) {
 				src.ranges = append(src.ranges, configfile.Range{Text: r})
@@ -544,14 +545,14 @@ func foldAndAnnotate(parts []sweep.Part, cache *sweep.Cache) (sweep.Report, erro
 
 // sweepScenario is the scenario a sweep header names: the --config file's
 // (read again), or the built-in one.
-func sweepScenario(h sweep.Header) (*spec.Scenario, error) {
+func sweepScenario(h sweep.Header) (*scenario.Scenario, error) {
 	sc, _, err := sweepSource(h)
 	return sc, err
 }
 
 // sweepSource is sweepScenario with the --config file it was read from
 // (nil for a built-in scenario).
-func sweepSource(h sweep.Header) (*spec.Scenario, *configfile.File, error) {
+func sweepSource(h sweep.Header) (*scenario.Scenario, *configfile.File, error) {
 	if h.ConfigFile == "" {
 		sc, err := lookupScenario(h.Scenario)
 		return sc, nil, err

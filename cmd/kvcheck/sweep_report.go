@@ -9,6 +9,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/counterexamples"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // reportSweep prints the reports of a sweep or a merge (a table and each
@@ -127,7 +128,7 @@ func printSweepDetails(w io.Writer, r sweep.Report, triageLines []string) {
 
 // goalNames are the goals of the scenario named name.
 func goalNames(name string) []string {
-	sc, err := spec.LookupScenario(name)
+	sc, err := scenario.Lookup(name)
 	if err != nil {
 		return nil
 	}
@@ -166,7 +167,7 @@ func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, tria
 			fmt.Fprintf(stderr, "%s: --out: %v\nreproduce: %s\n", who, err, res.report.Reproduce)
 			return exitUsage
 		}
-		sp.Scenario = res.variant.Scenario
+		sp.Scenario = res.variant.Scenario.Info()
 		var trace, cycle []spec.Action
 		for i, line := range append(append([]string(nil), s.Trace...), s.Cycle...) {
 			a, err := sp.ParseAction(line)

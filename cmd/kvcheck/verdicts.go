@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // The verdicts a variant can get besides an invariant's name and
@@ -179,12 +181,12 @@ func quote(s string) string {
 // joint-admission, record-draft-lens+clamp-capacity; VERDICT an invariant
 // or ok); blank lines and lines starting with '#' are skipped. scenarios
 // are the scenarios the verdicts may name.
-func readExpectations(path string, scenarios []*spec.Scenario) (map[string]map[string]string, error) {
+func readExpectations(path string, scenarios []*scenario.Scenario) (map[string]map[string]string, error) {
 	data, err := readSmallFile(path, 1<<20)
 	if err != nil {
 		return nil, err
 	}
-	known := map[string]*spec.Scenario{}
+	known := map[string]*scenario.Scenario{}
 	var names []string
 	for _, sc := range scenarios {
 		known[sc.Name] = sc

@@ -9,6 +9,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // SpecFor returns the spec whose sequential per-pool model checks h: the
@@ -30,13 +31,13 @@ func SpecFor(h *History, scenario string) (*spec.Spec, error) {
 	return sp, nil
 }
 
-func specFor(h *History, scenario string) (*spec.Spec, error) {
+func specFor(h *History, name string) (*spec.Spec, error) {
 	var text string
 	var fixes spec.Fixes
 	if h.Header != nil {
 		text = h.Header.Config
-		if scenario == "" {
-			scenario = h.Header.Scenario
+		if name == "" {
+			name = h.Header.Scenario
 		}
 		var err error
 		if fixes, err = spec.ParseFixes(h.Header.Fixes); err != nil {
@@ -50,10 +51,10 @@ func specFor(h *History, scenario string) (*spec.Spec, error) {
 		}
 		return spec.NewModel(cfg, fixes)
 	}
-	if scenario == "" {
+	if name == "" {
 		return nil, &InputError{h.File, 1, `no configuration: expected a header line {"kvcheck_history": 1, "scenario": NAME} or {"kvcheck_history": 1, "config": TEXT}, or --scenario NAME`}
 	}
-	sc, err := spec.LookupScenario(scenario)
+	sc, err := scenario.Lookup(name)
 	if err != nil {
 		return nil, err
 	}

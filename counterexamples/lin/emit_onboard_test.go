@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // TestOnboardedSuspendedCacheWasResumed: a cache that is suspended before
@@ -12,7 +14,7 @@ import (
 // host-recompute-fallback) went through a resume and a suspend, which
 // cacheOps must derive for the model to reproduce the pool.
 func TestOnboardedSuspendedCacheWasResumed(t *testing.T) {
-	sc, err := spec.LookupScenario("host-recompute-fallback")
+	sc, err := scenario.Lookup("host-recompute-fallback")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/anishathalye/porcupine"
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // roundTrip writes records as a history file and parses it back, so every
@@ -52,7 +53,7 @@ func check(t testing.TB, h *History) *Outcome {
 func specTraces(t testing.TB) map[string][][]spec.Action {
 	out := map[string][][]spec.Action{}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		for _, fixes := range sc.Variants() {
 			sp, err := sc.Spec(fixes)
 			if err != nil {
@@ -77,8 +78,8 @@ func specTraces(t testing.TB) map[string][][]spec.Action {
 // as linearizable against the sequential model.
 func TestSpecEmittedHistoriesAreLinearizable(t *testing.T) {
 	for key, traces := range specTraces(t) {
-		scenario, fixNames, _ := strings.Cut(key, "/")
-		sc, _ := spec.LookupScenario(scenario)
+		name, fixNames, _ := strings.Cut(key, "/")
+		sc, _ := scenario.Lookup(name)
 		var fixes spec.Fixes
 		var fixList []string
 		if fixNames != "" {
@@ -99,14 +100,14 @@ func TestSpecEmittedHistoriesAreLinearizable(t *testing.T) {
 				if len(records) == 0 {
 					t.Fatalf("%s trace %d: no operation", key, i)
 				}
-				if out := check(t, roundTripFixes(t, scenario, fixList, records)); out.Result != porcupine.Ok {
+				if out := check(t, roundTripFixes(t, name, fixList, records)); out.Result != porcupine.Ok {
 					t.Errorf("%s trace %d (overlap %v): %s", key, i, overlap, out.Describe("history.jsonl"))
 				}
 			}
 			records, _ := FromTrace(sp, trace, EmitOptions{Engine: i, Overlap: true})
 			merged = append(merged, records)
 		}
-		if out := check(t, roundTripFixes(t, scenario, fixList, Merge(merged...))); out.Result != porcupine.Ok || out.Partitions < len(traces) {
+		if out := check(t, roundTripFixes(t, name, fixList, Merge(merged...))); out.Result != porcupine.Ok || out.Partitions < len(traces) {
 			t.Errorf("%s merged: %s (%d partitions)", key, out.Describe("history.jsonl"), out.Partitions)
 		}
 	}
@@ -117,7 +118,7 @@ func TestSpecEmittedHistoriesAreLinearizable(t *testing.T) {
 // return False.
 func seedHistory(t testing.TB) []Record {
 	t.Helper()
-	sc, _ := spec.LookupScenario("draft-admission")
+	sc, _ := scenario.Lookup("draft-admission")
 	sp, _ := sc.Spec(0)
 	res := model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: sc.Depth, Workers: 1})
 	if len(res.Violations) == 0 {
@@ -328,7 +329,7 @@ func bigHistory(b testing.TB, n int) (*spec.Spec, []byte) {
 	var runs [][]Record
 	total := 0
 	for k := 0; total < n; k++ {
-		sc := spec.Scenarios()[k%3]
+		sc := scenario.All()[k%3]
 		fixes := spec.FixSetOf(sc.FixSets[0]...)
 		sp, err := sc.Spec(fixes)
 		if err != nil {
@@ -343,7 +344,7 @@ func bigHistory(b testing.TB, n int) (*spec.Spec, []byte) {
 	}
 	var buf bytes.Buffer
 	Write(&buf, &Header{Version: HeaderVersion, Scenario: "draft-admission"}, Merge(runs...))
-	sp, _ := spec.Scenarios()[0].Spec(0)
+	sp, _ := scenario.All()[0].Spec(0)
 	return sp, buf.Bytes()
 }
 
@@ -373,7 +374,7 @@ func BenchmarkLin10kSpecWalks(b *testing.B) {
 // pairs, up to four in flight at once on each: one long partition is the
 // hard case for the search.
 func BenchmarkLin10kOnePool(b *testing.B) {
-	sc, _ := spec.LookupScenario("draft-admission")
+	sc, _ := scenario.Lookup("draft-admission")
 	sp, _ := sc.Spec(0)
 	rng := rand.New(rand.NewPCG(3, 4))
 	records := Merge(CacheWalk(sp, rng, spec.Target, 5_000), CacheWalk(sp, rng, spec.Draft, 5_000))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // TestPartialReuseHistories: random runs of every scenario variant with
@@ -17,7 +18,7 @@ import (
 func TestPartialReuseHistories(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	partial := 0
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		if sc.Config.DraftPool == spec.PairedDraftPool {
 			// paired-draft-reuse (issue 9) is the first paired pool: with
 			// partial reuse the derived cache operations do not reproduce

@@ -29,7 +29,7 @@ import (
 	"github.com/kvcheck/kvcheck/fuzz"
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/model/poolbench"
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 var (
@@ -66,7 +66,7 @@ func main() {
 // seeded bug.
 func targets() []func() []row {
 	var out []func() []row
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		sp, err := sc.Spec(0)
 		if err != nil {
 			fail(err)

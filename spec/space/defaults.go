@@ -1,6 +1,6 @@
 package space
 
-import "github.com/kvcheck/kvcheck/spec"
+import "github.com/kvcheck/kvcheck/spec/scenario"
 
 // defaultRanges are the ranges `kvcheck sweep` takes for a scenario when
 // none are given: the neighbourhood of the scenario's configuration, sized
@@ -37,7 +37,7 @@ var defaultRanges = map[string][]string{
 	"adp-dummy-none": {
 		"target_blocks=3..12", "target_index_slots=1..4", "max_num_active_requests=2..3", "max_batch_size=1..2",
 	},
-	// Coverage scenarios (spec/scenarios/, goals in spec/goals_coverage.go): the pressure that reaches
+	// Coverage scenarios (spec/scenario/scenarios/, goals in spec/goals_coverage.go): the pressure that reaches
 	// their mechanisms, a little tighter and a little looser.
 	"eviction-ladder": {"target_blocks=4..6", "max_batch_size=1..2", "max_num_tokens=6..8"},
 	// host-tier-eviction also with a host tier of 2 pages, smaller than
@@ -105,7 +105,7 @@ var valueClassReasons = map[string]string{
 // from another by changing a setting sweeps the same neighbourhood), or
 // the sweep: of its scenario file.
 func DefaultRanges(name string) []string {
-	if sc, err := spec.LookupScenario(name); err == nil && sc.Sweep != nil {
+	if sc, err := scenario.Lookup(name); err == nil && sc.Sweep != nil {
 		return sc.Sweep
 	}
 	if r, ok := defaultRanges[name]; ok {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // TestRandomConfigRanges: RandomConfig keeps its base's shape and, over
@@ -24,7 +26,7 @@ func TestRandomConfigRanges(t *testing.T) {
 		seen[field] = [2]int{min(r[0], v), max(r[1], v)}
 	}
 	for _, name := range []string{"draft-admission", "adp-dummy-leak", "pp-stage-divergence", "eviction-ladder"} {
-		sc, err := spec.LookupScenario(name)
+		sc, err := scenario.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +134,7 @@ func TestRandomConfigDraftLenOdds(t *testing.T) {
 		{"draft-admission", 0.55, 0.78}, // unpaired draft pool
 		{"eviction-ladder", 0.22, 0.45}, // no draft pool
 	} {
-		sc, err := spec.LookupScenario(tt.scenario)
+		sc, err := scenario.Lookup(tt.scenario)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,19 +1,17 @@
 package space
 
-import (
-	"github.com/kvcheck/kvcheck/spec"
-)
+import "github.com/kvcheck/kvcheck/spec/scenario"
 
 // The built-in scenarios the tests of this package start from (as spec's
-// own tests name them, in spec/scenariofiles_test.go).
+// internal tests name them, in spec/testscenarios_test.go).
 var (
 	draftAdmission    = *mustScenario("draft-admission")
 	adpDummyLeak      = *mustScenario("adp-dummy-leak")
 	ppHistoryCapacity = *mustScenario("pp-history-capacity")
 )
 
-func mustScenario(name string) *spec.Scenario {
-	sc, err := spec.LookupScenario(name)
+func mustScenario(name string) *scenario.Scenario {
+	sc, err := scenario.Lookup(name)
 	if err != nil {
 		panic(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // TestEnumerateSmallSpace pins the size of a small space, and checks that
@@ -111,7 +113,7 @@ func TestRangesRoundTrip(t *testing.T) {
 // TestDefaultRangesEnumerate: every scenario has default ranges, they parse
 // and each seed scenario's space holds at least 10,000 configurations.
 func TestDefaultRangesEnumerate(t *testing.T) {
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		ranges := DefaultRanges(sc.Name)
 		if ranges == nil {
 			t.Errorf("%s: no default ranges", sc.Name)

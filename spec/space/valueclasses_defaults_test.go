@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // defaultSweepValueClasses marks the value classes the default sweeps'
@@ -13,7 +15,7 @@ import (
 // reach.
 func defaultSweepValueClasses(t *testing.T) []bool {
 	reached := make([]bool, len(ValueClasses()))
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		cs, err := NewConfigSpace(sc.Config, DefaultRanges(sc.Name), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", sc.Name, err)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // TestEverySettingHasValueClasses: every setting of the text form
@@ -19,7 +19,7 @@ func TestEverySettingHasValueClasses(t *testing.T) {
 // TestValueClassesOfAConfig: a configuration falls in one class of each
 // setting whose condition holds, and the classes say what they should.
 func TestValueClassesOfAConfig(t *testing.T) {
-	sc, err := spec.LookupScenario("draft-admission")
+	sc, err := scenario.Lookup("draft-admission")
 	if err != nil {
 		t.Fatal(err)
 	}

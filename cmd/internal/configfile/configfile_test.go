@@ -9,12 +9,13 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // TestBuiltinScenariosRoundTrip: every built-in scenario, written as a
 // scenario file, reads back as the same scenario.
 func TestBuiltinScenariosRoundTrip(t *testing.T) {
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		data, err := Format(sc)
 		if err != nil {
 			t.Fatal(err)
@@ -101,7 +102,7 @@ func TestSeed000DeploymentFindsTheDraftAdmissionCrash(t *testing.T) {
 // TestConfigText: a file of kvcheck's configuration text is read as such,
 // from the zero configuration, named after the file.
 func TestConfigText(t *testing.T) {
-	sc := spec.Scenarios()[0]
+	sc := scenario.All()[0]
 	path := filepath.Join(t.TempDir(), "mine.txt")
 	os.WriteFile(path, []byte("# my configuration\n"+spec.FormatConfig(&sc.Config)), 0o644)
 	f, err := Load(path)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/yamlconf"
 	"gopkg.in/yaml.v3"
 )
@@ -24,7 +26,7 @@ type File struct {
 	Kind string
 	// Scenario is what kvcheck checks: named after the kvcheck.name key or
 	// the file's base name.
-	Scenario *spec.Scenario
+	Scenario *scenario.Scenario
 	// Mapping is how each TensorRT-LLM option and kvcheck key became a
 	// setting of the scaled configuration, in file order.
 	Mapping []Mapping
@@ -127,12 +129,14 @@ func parseConfigText(path string, data []byte) (*File, error) {
 		}
 		return nil, &yamlconf.Error{File: path, Msg: err.Error()}
 	}
-	sc := &spec.Scenario{
-		Name:   scenarioName(path),
-		Doc:    "configuration text of " + path,
-		Report: path,
+	sc := &scenario.Scenario{
+		ScenarioInfo: spec.ScenarioInfo{
+			Name:   scenarioName(path),
+			Doc:    "configuration text of " + path,
+			Report: path,
+			Goals:  []spec.GoalDef{spec.GoalAllFinished},
+		},
 		Config: cfg,
-		Goals:  []spec.GoalDef{spec.GoalAllFinished},
 		Expect: map[string]string{"real-code": spec.VerdictOK},
 		Depth:  200,
 	}
@@ -169,7 +173,7 @@ func parseYAML(path string, data []byte) (*File, error) {
 		return nil, r.Errorf(top.Line, "no kvcheck: section; expected one with at least the requests the model sends (docs/configuration.md)")
 	}
 	ks := &section{has: map[string]yamlconf.Field{}, tokensPerBlock: 4, line: kvcheck.Line}
-	sc, config, err := spec.ParseScenarioSection(r, *kvcheck, func(fl yamlconf.Field) error { return ks.key(r, fl) })
+	sc, config, err := scenario.ParseSection(r, *kvcheck, func(fl yamlconf.Field) error { return ks.key(r, fl) })
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +190,7 @@ func parseYAML(path string, data []byte) (*File, error) {
 	} else if config == nil {
 		return nil, r.Errorf(kvcheck.Line, "kvcheck: expected requests: (with TensorRT-LLM options around it) or config: (kvcheck's configuration text)")
 	}
-	if sc.Config, err = spec.ApplyConfigLines(r, lines, kvcheck.Line); err != nil {
+	if sc.Config, err = scenario.ApplyConfigLines(r, lines, kvcheck.Line); err != nil {
 		return nil, err
 	}
 	if out.Kind == KindTRTLLM {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/counterexamples"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"gopkg.in/yaml.v3"
 )
 
@@ -14,7 +15,7 @@ import (
 // reads back as the same scenario: its name, doc, report, search bounds,
 // goals, variants with their expected verdicts, and its configuration as
 // kvcheck's configuration text.
-func Format(sc *spec.Scenario) ([]byte, error) {
+func Format(sc *scenario.Scenario) ([]byte, error) {
 	str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s} }
 	section := &yaml.Node{Kind: yaml.MappingNode}
 	add := func(key string, value *yaml.Node) {

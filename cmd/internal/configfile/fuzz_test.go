@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // FuzzParse: no input makes Parse panic; it returns a scenario whose
@@ -14,7 +16,7 @@ func FuzzParse(f *testing.F) {
 	if data, err := os.ReadFile(seedDeployment); err == nil {
 		f.Add(data)
 	}
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		if data, err := Format(sc); err == nil {
 			f.Add(data)
 		}

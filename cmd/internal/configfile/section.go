@@ -7,12 +7,14 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/yamlconf"
 	"gopkg.in/yaml.v3"
 )
 
 // section is what the kvcheck: section of a TensorRT-LLM options file
-// adds to a scenario's own keys (spec.ParseScenarioSection): what the
+// adds to a scenario's own keys (scenario.ParseSection): what the
 // model needs to stay finite.
 type section struct {
 	// tokensPerBlock is the model's page size.
@@ -115,8 +117,8 @@ func (ks *section) parseRequests(r *yamlconf.Reader, fl yamlconf.Field) error {
 }
 
 // ownKeys are the scenario's own keys of a kvcheck: section
-// (spec.ParseScenarioSection reads them, spec.ScenarioKeys lists them).
-var ownKeys = spec.ScenarioKeys()
+// (scenario.ParseSection reads them, scenario.Keys lists them).
+var ownKeys = scenario.Keys()
 
 // nearestKeys returns the keys of known at edit distance at most 2 from
 // key, nearest first.

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/kvcheck/kvcheck/spec"
+
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
 
@@ -32,7 +34,7 @@ var benchVariants = []struct {
 func BenchmarkDefaultSweep(b *testing.B) {
 	for _, bv := range benchVariants {
 		b.Run(bv.scenario, func(b *testing.B) {
-			sc, err := spec.LookupScenario(bv.scenario)
+			sc, err := scenario.Lookup(bv.scenario)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
 
@@ -82,7 +82,7 @@ func TestFoldCutoffAndMissingShard(t *testing.T) {
 // the configuration it is looked up for, so size classes and the smallest
 // counterexample do not depend on what filled the cache.
 func TestCachedRecordTakesTheConfigurationsSize(t *testing.T) {
-	sc, err := spec.LookupScenario("adp-dummy-leak")
+	sc, err := scenario.Lookup("adp-dummy-leak")
 	if err != nil {
 		t.Fatal(err)
 	}

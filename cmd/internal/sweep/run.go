@@ -16,12 +16,13 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
 
 // Variant is a scenario checked under a set of fixes.
 type Variant struct {
-	Scenario *spec.Scenario
+	Scenario *scenario.Scenario
 	Fixes    spec.Fixes
 }
 
@@ -46,7 +47,7 @@ type Search struct {
 	Invariants []string `json:",omitempty"`
 	// Named are the invariants the user asked for by name (--invariant):
 	// checked even on a scenario that reports them elsewhere
-	// (spec.Scenario.Checking).
+	// (scenario.Scenario.Checking).
 	Named []string `json:",omitempty"`
 	// Symmetry stores one state per orbit of interchangeable ranks
 	// (model.Options.Symmetry): the same verdicts, fewer states.
@@ -59,7 +60,7 @@ type Search struct {
 
 // CheckInvariantNames reports a name that is not an invariant of the spec.
 func CheckInvariantNames(names []string) error {
-	sc := spec.Scenarios()[0]
+	sc := scenario.All()[0]
 	sp, err := sc.Spec(0)
 	if err != nil {
 		return err
@@ -209,9 +210,8 @@ func checkOne(v Variant, c *space.SpaceConfig, search Search, depth int, cover *
 		// Enumerate returns valid configurations only.
 		panic(err)
 	}
-	sp.Scenario = v.Scenario
 	if v.Scenario != nil {
-		sp.Scenario = v.Scenario.Checking(search.Named)
+		sp.Scenario = v.Scenario.Checking(search.Named).Info()
 	}
 	sp.Cover = cover
 	var checked model.Spec[spec.State, spec.Action] = sp

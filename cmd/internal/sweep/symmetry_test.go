@@ -3,7 +3,7 @@ package sweep
 import (
 	"testing"
 
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
 
@@ -12,7 +12,7 @@ import (
 // no more states and in fewer where two ranks hold alike requests; the
 // results cache keeps the two apart.
 func TestSweepSymmetry(t *testing.T) {
-	sc, err := spec.LookupScenario("adp-veto-generation")
+	sc, err := scenario.Lookup("adp-veto-generation")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // reference is a known violation: a built-in scenario's real-code one.
@@ -15,7 +16,7 @@ import (
 // that bug.
 type reference struct {
 	name     string
-	scenario *spec.Scenario
+	scenario *scenario.Scenario
 	sig      Signature
 }
 
@@ -29,7 +30,7 @@ func references(opts Options, run func(sweep.Variant, spec.Config, sweep.Search)
 		return refs
 	}
 	refs := []reference{}
-	for _, sc := range spec.Scenarios() {
+	for _, sc := range scenario.All() {
 		rec := run(sweep.Variant{Scenario: sc, Fixes: 0}, sc.Config, sweep.Search{MaxStates: opts.MaxStates, Liveness: true})
 		if rec.Result != sweep.ResultViolation {
 			continue
@@ -59,7 +60,7 @@ var seedReport = regexp.MustCompile(`^seed (\d+)_`)
 // referenceName names a scenario as a finding is said to be the same as
 // it: "seed 000 (draft-admission)", "PR #13104 (adp-veto-growth)",
 // "overlap-two-ranks (seed 000's mechanism in the overlap loop)".
-func referenceName(sc *spec.Scenario) string {
+func referenceName(sc *scenario.Scenario) string {
 	if m := seedReport.FindStringSubmatch(sc.Report); m != nil {
 		return fmt.Sprintf("seed %s (%s)", m[1], sc.Name)
 	}

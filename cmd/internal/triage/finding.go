@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // Finding is one violation to triage: the configuration and fixes it was
@@ -13,7 +14,7 @@ import (
 type Finding struct {
 	// Scenario is the scenario the configuration belongs to (its depth
 	// bound and goals); nil for a bare configuration.
-	Scenario *spec.Scenario
+	Scenario *scenario.Scenario
 	Config   spec.Config
 	Fixes    spec.Fixes
 	// Invariant and Message are the violation's; Group its failure group
@@ -25,7 +26,7 @@ type Finding struct {
 // ParseFinding builds a finding from a violation as text: the
 // configuration text, the trace and cycle lines (as sweep records and
 // check reports hold them).
-func ParseFinding(sc *spec.Scenario, configText string, fixes spec.Fixes, invariant, message, group string, trace, cycle []string) (Finding, error) {
+func ParseFinding(sc *scenario.Scenario, configText string, fixes spec.Fixes, invariant, message, group string, trace, cycle []string) (Finding, error) {
 	cfg, err := spec.ParseConfig(spec.Config{}, configText)
 	if err != nil {
 		return Finding{}, fmt.Errorf("the finding's configuration: %v", err)
@@ -99,7 +100,7 @@ func (f *Finding) signature() (Signature, error) {
 	if err != nil {
 		return Signature{}, err
 	}
-	sp.Scenario = f.Scenario
+	sp.Scenario = f.Scenario.Info()
 	sp.Cover = spec.NewCoverage()
 	states, err := model.Replay[spec.State, spec.Action](sp, append(append([]spec.Action(nil), f.Trace...), f.Cycle...))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // DefaultMaxStates bounds each re-check of a triage: enough for every
@@ -140,7 +141,7 @@ func Triage(f Finding, opts Options) (*Report, error) {
 	}
 	sc := f.Scenario
 	if sc == nil {
-		sc = &spec.Scenario{Name: "config"}
+		sc = &scenario.Scenario{ScenarioInfo: spec.ScenarioInfo{Name: "config"}}
 	}
 	rep := &Report{Signature: sig, Needs: []string{}, ClosedBy: []string{}, IndifferentTo: []string{}, SameAs: []string{}}
 	r := runner{opts: opts, sc: sc, sig: sig, rep: rep}
@@ -192,7 +193,7 @@ func Triage(f Finding, opts Options) (*Report, error) {
 // runner runs re-checks through the cache and counts them.
 type runner struct {
 	opts Options
-	sc   *spec.Scenario
+	sc   *scenario.Scenario
 	sig  Signature
 	rep  *Report
 	mu   sync.Mutex

@@ -10,15 +10,16 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
 // found checks a configuration (text applied to the zero configuration)
 // under fixes and returns its first violation as a finding of scenario
 // sc: the planted findings below are configurations, their traces what
 // the checker finds today.
-func found(t *testing.T, scenario, text string, fixes ...string) Finding {
+func found(t *testing.T, name, text string, fixes ...string) Finding {
 	t.Helper()
-	sc, err := spec.LookupScenario(scenario)
+	sc, err := scenario.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func found(t *testing.T, scenario, text string, fixes ...string) Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp.Scenario = sc
+	sp.Scenario = sc.Info()
 	res := model.Check[spec.State, spec.Action](sp, model.Options{MaxDepth: sc.Depth, MaxStates: 100_000, Workers: 1, Liveness: true})
 	if len(res.Violations) == 0 {
 		t.Fatalf("the planted configuration breaks nothing (%d states):\n%s", res.States, text)

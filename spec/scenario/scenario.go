@@ -1,21 +1,23 @@
-package spec
+package scenario
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
 // Scenario is a built-in configuration, scaled down from a seed crash
-// report, with its goals and the fixes that are checked against it.
+// report (or a small one that reaches mechanisms the others leave alone),
+// with its goals, the fixes that are checked against it and the verdict
+// expected of each variant.
 type Scenario struct {
-	Name string
-	// Doc says in one line what the scenario reproduces.
-	Doc string
-	// Report names the seed report and the TensorRT-LLM issue.
-	Report string
-	Config Config
-	Goals  []GoalDef
+	// ScenarioInfo is what a Spec made from the scenario keeps of it: its
+	// name, doc, seed report, goals and the invariants it checks
+	// elsewhere.
+	spec.ScenarioInfo
+	Config spec.Config
 	// Reaches lists mechanisms ("branch NAME", "raise NAME", "action
 	// NAME") the scenario exists to exercise: `kvcheck check` collects
 	// coverage for it and reports a complete run that never exercised one
@@ -28,13 +30,9 @@ type Scenario struct {
 	// declared with the scenario; nil for a scenario whose defaults are
 	// in defaultRanges.
 	Sweep []string
-	// CheckedElsewhere maps invariants this scenario does not check to the
-	// scenario that reports them: a finding of its own that would come
-	// first in every variant and hide the one this scenario is about.
-	CheckedElsewhere map[string]string
 	// FixSets are the fix combinations `kvcheck check` runs besides the
 	// real code (no fix).
-	FixSets [][]Fix
+	FixSets [][]spec.Fix
 	// Expect is the verdict expected of each variant, keyed by its fix
 	// set's Label ("real-code", "joint-admission",
 	// "record-draft-lens+clamp-capacity"): the invariant the variant breaks
@@ -48,42 +46,45 @@ type Scenario struct {
 
 // Variants returns the fix sets `kvcheck check` runs the scenario under
 // by default: the real code (no fix) first, then each of FixSets.
-func (sc *Scenario) Variants() []Fixes {
-	out := []Fixes{0}
+func (sc *Scenario) Variants() []spec.Fixes {
+	out := []spec.Fixes{0}
 	for _, set := range sc.FixSets {
-		out = append(out, FixSetOf(set...))
+		out = append(out, spec.FixSetOf(set...))
 	}
 	return out
 }
 
-// FixSetOf returns the set of the given fixes.
-func FixSetOf(fixes ...Fix) Fixes {
-	var s Fixes
-	for _, f := range fixes {
-		s = s.With(f)
-	}
-	return s
-}
-
 // Spec returns the scenario's spec with fixes applied.
-func (sc *Scenario) Spec(fixes Fixes) (*Spec, error) {
-	sp, err := New(sc.Config, fixes)
+func (sc *Scenario) Spec(fixes spec.Fixes) (*spec.Spec, error) {
+	sp, err := spec.New(sc.Config, fixes)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
-	sp.Scenario = sc
+	sp.Scenario = sc.Info()
 	return sp, nil
 }
 
+// Info returns what a Spec made from sc keeps of it (Spec.Scenario), nil
+// for a nil sc: a spec built some other way (spec.New on a configuration
+// of sc's space) is given its scenario's goals and checked-elsewhere
+// invariants through it.
+func (sc *Scenario) Info() *spec.ScenarioInfo {
+	if sc == nil {
+		return nil
+	}
+	return &sc.ScenarioInfo
+}
+
 // builtinScenarios lists every built-in scenario in the order `kvcheck
+// check` runs them (scenarioNames).
 var builtinScenarios = scenarioFiles()
 
-// Scenarios returns the built-in scenarios.
-func Scenarios() []*Scenario { return builtinScenarios }
+// All returns the built-in scenarios.
+func All() []*Scenario { return builtinScenarios }
 
-// LookupScenario returns the built-in scenario named name, or an error
+// Lookup returns the built-in scenario named name, or an error
 // listing the valid names.
-func LookupScenario(name string) (*Scenario, error) {
+func Lookup(name string) (*Scenario, error) {
 	for _, sc := range builtinScenarios {
 		if sc.Name == name {
 			return sc, nil

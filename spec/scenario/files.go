@@ -1,4 +1,4 @@
-package spec
+package scenario
 
 import (
 	"embed"
@@ -11,7 +11,7 @@ import (
 
 // scenarioFS holds the built-in scenario files, one per scenario: its
 // configuration as kvcheck's configuration text, its goals and the
-// verdict expected of each of its fix sets (ParseScenarioFile reads them;
+// verdict expected of each of its fix sets (ParseFile reads them;
 // docs/configuration.md describes the format). `kvcheck show-config NAME`
 // prints one.
 //
@@ -55,23 +55,23 @@ func scenarioFiles() []*Scenario {
 		file := path.Join("scenarios", name+".yaml")
 		data, err := scenarioFS.ReadFile(file)
 		if err != nil {
-			panic(fmt.Sprintf("spec: built-in scenario %s: %v", name, err))
+			panic(fmt.Sprintf("scenario: built-in scenario %s: %v", name, err))
 		}
-		sc, err := ParseScenarioFile("spec/"+file, data)
+		sc, err := ParseFile("spec/scenario/"+file, data)
 		if err != nil {
-			panic(fmt.Sprintf("spec: built-in scenario %v", err))
+			panic(fmt.Sprintf("scenario: built-in scenario %v", err))
 		}
 		if sc.Name != name {
-			panic(fmt.Sprintf("spec: spec/%s names its scenario %s", file, sc.Name))
+			panic(fmt.Sprintf("scenario: spec/scenario/%s names its scenario %s", file, sc.Name))
 		}
 		out = append(out, sc)
 	}
 	return out
 }
 
-// ScenarioSource returns the text of the built-in scenario file of the
+// Source returns the text of the built-in scenario file of the
 // scenario named name; ok is false for a scenario that has none.
-func ScenarioSource(name string) (data []byte, ok bool) {
+func Source(name string) (data []byte, ok bool) {
 	if !slices.Contains(scenarioFileNames(), name) {
 		return nil, false
 	}

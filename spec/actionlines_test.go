@@ -7,92 +7,11 @@ import (
 
 func fixSet(fixes []Fix) Fixes { return FixSetOf(fixes...) }
 
-func TestScenarioPins(t *testing.T) {
-	pins := loadScenarioPins(t)
-	pinned := map[string]bool{}
-	for _, pin := range pins {
-		pinned[pin.key()] = true
-	}
-	for _, sc := range Scenarios() {
-		for _, fixes := range sc.Variants() {
-			if key := sc.Name + "/" + fixes.Label(); !pinned[key] && !*updatePins {
-				t.Errorf("scenario %s under fixes %s has no pin in %s: every variant `kvcheck check` runs is pinned (%s)", sc.Name, fixes.Label(), scenarioPinsFile, updatePinsHint)
-			}
-		}
-	}
-	var measured []scenarioPin
-	for _, pin := range pins {
-		t.Run(pin.key(), func(t *testing.T) {
-			got := measureScenarioPin(t, pin.Scenario, pin.fixes(t))
-			measured = append(measured, got)
-			if *updatePins {
-				return
-			}
-			if got.States != pin.States || got.Transitions != pin.Transitions || got.Complete != pin.Complete {
-				t.Errorf("states %d transitions %d complete %v; pinned %d %d %v (%s)",
-					got.States, got.Transitions, got.Complete, pin.States, pin.Transitions, pin.Complete, updatePinsHint)
-			}
-			if got.Invariant != pin.Invariant || got.Message != pin.Message || got.Steps != pin.Steps {
-				t.Fatalf("violation %q %q in %d steps; pinned %q %q in %d (%s)", got.Invariant, got.Message, got.Steps, pin.Invariant, pin.Message, pin.Steps, updatePinsHint)
-			}
-		})
-	}
-	if *updatePins {
-		writeScenarioPins(t, measured, loadCoveragePins(t))
-	}
-}
-
-// TestEveryScenarioHasItsFixes: `kvcheck check` runs every scenario whose
-// real code breaks an invariant with fixes (a coverage scenario the real
-// code passes needs none), every declared fix is checked by some scenario,
-// and a scenario that puts a historical bug back also checks the fix that
-// removes it.
-func TestEveryScenarioHasItsFixes(t *testing.T) {
-	for _, sc := range Scenarios() {
-		if real, _ := sc.Expected(0); len(sc.FixSets) == 0 && real != VerdictOK {
-			t.Errorf("scenario %s breaks %s in the real code but has no fix set", sc.Name, real)
-		}
-		if err := sc.Config.Validate(); err != nil {
-			t.Errorf("scenario %s: %v", sc.Name, err)
-		}
-	}
-	checked := map[Fix]bool{}
-	for _, sc := range Scenarios() {
-		for _, set := range sc.FixSets {
-			for _, f := range set {
-				checked[f] = true
-			}
-		}
-		for _, p := range AllPreFixes() {
-			if !sc.Config.PreFixes.Has(p) {
-				continue
-			}
-			reverted := false
-			for _, fixes := range sc.Variants() {
-				for _, f := range fixes.List() {
-					reverted = reverted || f.Reverts().Has(p)
-				}
-			}
-			if !reverted {
-				t.Errorf("scenario %s sets pre-fix switch %s but checks no fix that reverts it", sc.Name, p)
-			}
-		}
-	}
-	for _, f := range AllFixes() {
-		if !checked[f] {
-			t.Errorf("fix %s is checked by no scenario's FixSets", f)
-		}
-	}
-	if _, err := LookupScenario("no-such"); err == nil || !strings.Contains(err.Error(), "draft-admission") {
-		t.Fatalf("unknown scenario error %v does not list the valid names", err)
-	}
-}
-
 // TestActionLinesRoundTrip: every action enabled anywhere in a scenario's
 // reachable space prints as a line that parses back to the same action, so
 // transcripts stay valid inputs.
 func TestActionLinesRoundTrip(t *testing.T) {
-	sc, _ := LookupScenario("draft-admission")
+	sc, _ := lookupTestScenario("draft-admission")
 	sp, _ := sc.Spec(fixSet([]Fix{FixJointAdmission}))
 	seen := map[string]bool{}
 	var frontier = []State{sp.Initial()}

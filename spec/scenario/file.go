@@ -1,39 +1,40 @@
-package spec
+package scenario
 
 import (
 	"errors"
 	"slices"
 	"strings"
 
+	"github.com/kvcheck/kvcheck/spec"
 	"github.com/kvcheck/kvcheck/spec/yamlconf"
 	"gopkg.in/yaml.v3"
 )
 
 // scenarioKeys are the keys of a kvcheck: section that describe the
-// scenario itself; ParseScenarioSection hands any other key to its
+// scenario itself; ParseSection hands any other key to its
 // caller.
 var scenarioKeys = []string{"name", "doc", "report", "depth", "max_states", "goals", "reaches", "checked_elsewhere", "variants", "config"}
 
-// ScenarioKeys returns the keys of a kvcheck: section that describe the
+// Keys returns the keys of a kvcheck: section that describe the
 // scenario itself, in the order the format documents them.
-func ScenarioKeys() []string { return slices.Clone(scenarioKeys) }
+func Keys() []string { return slices.Clone(scenarioKeys) }
 
 // defaultScenarioDepth is the search depth of a scenario file without
 // depth:.
 const defaultScenarioDepth = 200
 
-// ParseScenarioSection reads the kvcheck: section of a scenario or
+// ParseSection reads the kvcheck: section of a scenario or
 // configuration file: its name, doc, report, search bounds, goals
 // (default all-requests-finished) and variants with their expected
 // verdicts (default: the real code, expected ok) into a Scenario whose
 // Config is left zero, and the lines of its config: text. Any other key
 // goes to other, which returns an error for a key it does not know.
-func ParseScenarioSection(r *yamlconf.Reader, section yamlconf.Field, other func(yamlconf.Field) error) (*Scenario, []yamlconf.TextLine, error) {
+func ParseSection(r *yamlconf.Reader, section yamlconf.Field, other func(yamlconf.Field) error) (*Scenario, []yamlconf.TextLine, error) {
 	fields, err := r.Fields(section.Node, "kvcheck")
 	if err != nil {
 		return nil, nil, err
 	}
-	sc := &Scenario{Expect: map[string]string{}, Depth: defaultScenarioDepth, Goals: []GoalDef{GoalAllFinished}}
+	sc := &Scenario{ScenarioInfo: spec.ScenarioInfo{Goals: []spec.GoalDef{spec.GoalAllFinished}}, Expect: map[string]string{}, Depth: defaultScenarioDepth}
 	var config []yamlconf.TextLine
 	for _, fl := range fields {
 		var err error
@@ -74,19 +75,19 @@ func ParseScenarioSection(r *yamlconf.Reader, section yamlconf.Field, other func
 		}
 	}
 	if len(sc.Expect) == 0 {
-		sc.Expect["real-code"] = VerdictOK
+		sc.Expect["real-code"] = spec.VerdictOK
 	}
 	return sc, config, nil
 }
 
-func parseGoals(r *yamlconf.Reader, fl yamlconf.Field) ([]GoalDef, error) {
+func parseGoals(r *yamlconf.Reader, fl yamlconf.Field) ([]spec.GoalDef, error) {
 	names, err := r.StringList(fl)
 	if err != nil {
 		return nil, err
 	}
-	var goals []GoalDef
+	var goals []spec.GoalDef
 	for _, n := range names {
-		g, err := LookupGoal(n)
+		g, err := spec.LookupGoal(n)
 		if err != nil {
 			return nil, r.Errorf(fl.Line, "goals: %v", err)
 		}
@@ -103,7 +104,7 @@ func parseReaches(r *yamlconf.Reader, fl yamlconf.Field) ([]string, error) {
 		return nil, err
 	}
 	for _, k := range keys {
-		if _, ok := MechanismModels(k); !ok {
+		if _, ok := spec.MechanismModels(k); !ok {
 			return nil, r.Errorf(fl.Line, "reaches: unknown mechanism %q; expected \"branch NAME\", \"raise NAME\" or \"action NAME\" as kvcheck check --cover lists them", k)
 		}
 	}
@@ -118,10 +119,10 @@ func parseCheckedElsewhere(r *yamlconf.Reader, fl yamlconf.Field) (map[string]st
 	if err != nil {
 		return nil, err
 	}
-	valid := Verdicts(&Spec{})
+	valid := spec.Verdicts(&spec.Spec{})
 	out := map[string]string{}
 	for _, f := range fields {
-		if !slices.Contains(valid, f.Key) || f.Key == VerdictOK {
+		if !slices.Contains(valid, f.Key) || f.Key == spec.VerdictOK {
 			return nil, r.Errorf(f.Line, "checked_elsewhere: unknown invariant %s; expected one of: %s", yamlconf.Quote(f.Key), strings.Join(valid[1:], ", "))
 		}
 		name, err := r.String(f)
@@ -139,7 +140,7 @@ func parseVariants(r *yamlconf.Reader, fl yamlconf.Field, sc *Scenario) error {
 	if fl.Node.Kind != yaml.SequenceNode {
 		return r.Errorf(fl.Line, "variants: expected a list of {fixes: real-code|FIX[+FIX...], expect: ok|INVARIANT}, got %s", yamlconf.KindName(fl.Node))
 	}
-	valid := Verdicts(&Spec{})
+	valid := spec.Verdicts(&spec.Spec{})
 	for _, item := range fl.Node.Content {
 		fields, err := r.Fields(item, "variants")
 		if err != nil {
@@ -163,7 +164,7 @@ func parseVariants(r *yamlconf.Reader, fl yamlconf.Field, sc *Scenario) error {
 		if label == "" || verdict == "" {
 			return r.Errorf(item.Line, "variants: expected both fixes: (real-code or FIX[+FIX...]) and expect: (ok or an invariant)")
 		}
-		fixes, err := ParseFixesLabel(label)
+		fixes, err := spec.ParseFixesLabel(label)
 		if err != nil {
 			return r.Errorf(item.Line, "variants: %v", err)
 		}
@@ -187,16 +188,16 @@ func parseVariants(r *yamlconf.Reader, fl yamlconf.Field, sc *Scenario) error {
 // ApplyConfigLines parses configuration text lines (ParseConfig's form)
 // onto the zero Config. A setting's error is reported at its file line; a
 // configuration invalid as a whole at sectionLine.
-func ApplyConfigLines(r *yamlconf.Reader, lines []yamlconf.TextLine, sectionLine int) (Config, error) {
+func ApplyConfigLines(r *yamlconf.Reader, lines []yamlconf.TextLine, sectionLine int) (spec.Config, error) {
 	var b strings.Builder
 	for _, l := range lines {
 		b.WriteString(l.Text + "\n")
 	}
-	cfg, err := ParseConfig(Config{}, b.String())
+	cfg, err := spec.ParseConfig(spec.Config{}, b.String())
 	if err == nil {
 		return cfg, nil
 	}
-	var ce *ConfigError
+	var ce *spec.ConfigError
 	if errors.As(err, &ce) && ce.Line >= 1 && ce.Line <= len(lines) {
 		return cfg, r.Errorf(lines[ce.Line-1].Line, "%s (setting %s)", ce.Msg, yamlconf.Quote(lines[ce.Line-1].Text))
 	}
@@ -230,9 +231,9 @@ func settingLine(lines []yamlconf.TextLine, msg string) (int, string) {
 	return 0, ""
 }
 
-// ParseScenarioFile reads a scenario file: a kvcheck: section with the
+// ParseFile reads a scenario file: a kvcheck: section with the
 // scenario's keys and its whole configuration as config: text.
-func ParseScenarioFile(file string, data []byte) (*Scenario, error) {
+func ParseFile(file string, data []byte) (*Scenario, error) {
 	r := &yamlconf.Reader{File: file, Expected: "a kvcheck: section with name, doc, report, goals, variants and config"}
 	top, err := r.Decode(data)
 	if err != nil {
@@ -248,7 +249,7 @@ func ParseScenarioFile(file string, data []byte) (*Scenario, error) {
 	if len(fields) != 1 || fields[0].Key != "kvcheck" {
 		return nil, r.Errorf(top.Line, "expected only a kvcheck: section")
 	}
-	sc, config, err := ParseScenarioSection(r, fields[0], func(fl yamlconf.Field) error {
+	sc, config, err := ParseSection(r, fields[0], func(fl yamlconf.Field) error {
 		return r.Errorf(fl.Line, "kvcheck: unknown key %s; expected one of: %s", yamlconf.Quote(fl.Key), strings.Join(scenarioKeys, ", "))
 	})
 	if err != nil {

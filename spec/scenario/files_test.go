@@ -1,29 +1,10 @@
-package spec
+package scenario
 
 import (
 	"slices"
 	"strings"
 	"testing"
 )
-
-// The built-in scenarios under the names their Go definitions had, for
-// the tests that start from one.
-var (
-	draftAdmission       = *mustScenario("draft-admission")
-	draftAdmissionResume = *mustScenario("draft-admission-resume")
-	draftViewLag         = *mustScenario("draft-view-lag")
-	adpDummyLeak         = *mustScenario("adp-dummy-leak")
-	ppHistoryCapacity    = *mustScenario("pp-history-capacity")
-	ppStageDivergence    = *mustScenario("pp-stage-divergence")
-)
-
-func mustScenario(name string) *Scenario {
-	sc, err := LookupScenario(name)
-	if err != nil {
-		panic(err)
-	}
-	return sc
-}
 
 // TestScenarioFilesAreListed: every file in scenarios/ is a built-in
 // scenario, once (those scenarioOrder leaves out after it), and every name
@@ -32,17 +13,17 @@ func TestScenarioFilesAreListed(t *testing.T) {
 	files := scenarioFileNames()
 	names := scenarioNames()
 	if got, want := slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(files)); !slices.Equal(got, want) {
-		t.Fatalf("scenarios %v, files %v: a name of scenarioOrder (spec/scenariofiles.go) has no file", got, want)
+		t.Fatalf("scenarios %v, files %v: a name of scenarioOrder (spec/scenario/files.go) has no file", got, want)
 	}
-	if len(Scenarios()) != len(files) {
-		t.Fatalf("%d built-in scenarios, %d files", len(Scenarios()), len(files))
+	if len(All()) != len(files) {
+		t.Fatalf("%d built-in scenarios, %d files", len(All()), len(files))
 	}
 	for _, name := range names {
-		if data, ok := ScenarioSource(name); !ok || len(data) == 0 {
+		if data, ok := Source(name); !ok || len(data) == 0 {
 			t.Errorf("no source for %s", name)
 		}
 	}
-	if _, ok := ScenarioSource("no-such"); ok {
+	if _, ok := Source("no-such"); ok {
 		t.Error("a source for no-such")
 	}
 }
@@ -50,7 +31,7 @@ func TestScenarioFilesAreListed(t *testing.T) {
 // TestScenarioFileErrors: a malformed scenario file is an error naming
 // the file, the line and the expected form.
 func TestScenarioFileErrors(t *testing.T) {
-	good, _ := ScenarioSource("draft-admission")
+	good, _ := Source("draft-admission")
 	tests := []struct{ text, want string }{
 		{"kvcheck:\n  name: x\n  goals: [nope]\n  config: |\n    ranks=1\n", "f.yaml:3: goals: unknown goal \"nope\""},
 		{"kvcheck:\n  name: x\n  depth: deep\n", "f.yaml:3: depth: expected an integer 1..1048576"},
@@ -62,11 +43,11 @@ func TestScenarioFileErrors(t *testing.T) {
 		{"", "f.yaml: empty"},
 	}
 	for _, tt := range tests {
-		if _, err := ParseScenarioFile("f.yaml", []byte(tt.text)); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := ParseFile("f.yaml", []byte(tt.text)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: %v; want %q", tt.text, err, tt.want)
 		}
 	}
-	if _, err := ParseScenarioFile("f.yaml", good); err != nil {
+	if _, err := ParseFile("f.yaml", good); err != nil {
 		t.Error(err)
 	}
 }
