@@ -46,9 +46,9 @@ func (s *search[S, A]) fixedBytes() int64 {
 			int64(cap(w.candidates))*int64(unsafe.Sizeof(candidate{})) + int64(cap(w.succ))*4
 		// owned holds one list per worker in every worker: the part of
 		// the workers' memory that grows with their square.
-		b += int64(cap(w.owned)) * int64(unsafe.Sizeof([]int32(nil)))
+		b += int64(cap(w.owned)) * int64(unsafe.Sizeof([]ownedCandidate(nil)))
 		for _, o := range w.owned {
-			b += int64(cap(o)) * 4
+			b += int64(cap(o)) * int64(unsafe.Sizeof(ownedCandidate{}))
 		}
 	}
 	return b

@@ -59,6 +59,7 @@ type search[S, A any] struct {
 	transitions int
 	depth       int32 // deepest level stored
 	cut         bool  // MaxDepth or MaxStates kept part of the space unexplored
+	cursor      []int // assign's position in each owner's list of a worker's candidates
 	depthCut    bool  // MaxDepth did (a state at the bound had enabled actions)
 	stopped     bool  // stopped at a violation (no KeepGoing)
 	interrupted bool  // Options.Stop ended the search (cut is set too)
@@ -113,7 +114,8 @@ type candidate struct {
 	action   int32              // position of its action among the enabled ones
 	goals    uint64             // bit i: it reaches goals[i], not reached when the round began
 	failures []InvariantFailure // invariants it violates
-	isNew    bool               // set by the insert phase: first stored here
+	isNew    bool               // set by the insert phase (copied from owned by assign when listed): first stored here
+	listed   bool               // with several workers: in owned, where the insert phase says whether it is new
 	idx      uint32             // its index, once assigned (new candidates)
 }
 
@@ -126,6 +128,15 @@ type successorSet[S any] struct {
 	fps        []uint64
 	segHashes  []uint64
 	changed    []uint64
+}
+
+// ownedCandidate is a candidate as the worker that owns its shard sees it
+// in the insert phase: its fingerprint, and whether it was stored there
+// first (assign copies isNew back to the candidate, which is marked
+// listed).
+type ownedCandidate struct {
+	fp    uint64
+	isNew bool
 }
 
 // worker holds the reusable buffers of one expanding goroutine.
@@ -153,8 +164,11 @@ type worker[S, A any] struct {
 	round    roundSet   // with several workers, this round's candidates (roundset.go)
 	touched  uint64     // keeps visitedSet.touch's loads from being optimized away
 	// owned[o] lists, with several workers, the candidates whose shard
-	// worker o owns in the insert phase, in order.
-	owned      [][]int32
+	// worker o owns in the insert phase, in order, with their
+	// fingerprints: worker o reads them there in sequence and writes its
+	// answer there, instead of reading and writing the candidates, which
+	// live in the caches of the core that expanded them.
+	owned      [][]ownedCandidate
 	expansions []expansion
 	candidates []candidate
 	enc        []byte // the candidates' encodings, back to back
@@ -343,7 +357,7 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 	w.expansions = w.expansions[:0]
 	w.candidates = w.candidates[:0]
 	if len(w.owned) != len(s.workers) {
-		w.owned = make([][]int32, len(s.workers))
+		w.owned = make([][]ownedCandidate, len(s.workers))
 	}
 	for o := range w.owned {
 		w.owned[o] = w.owned[o][:0]
@@ -542,7 +556,8 @@ func (s *search[S, A]) keep(w *worker[S, A], k int, fp uint64, isNew bool, goals
 	w.candidates = append(w.candidates, c)
 	if len(s.workers) > 1 {
 		o := shardOf(fp) % len(s.workers)
-		w.owned[o] = append(w.owned[o], int32(len(w.candidates)-1))
+		w.owned[o] = append(w.owned[o], ownedCandidate{fp: fp})
+		w.candidates[len(w.candidates)-1].listed = true
 	}
 }
 
@@ -658,11 +673,11 @@ func (s *search[S, A]) unreachedGoals() uint64 {
 func (s *search[S, A]) insert(me int) {
 	for _, w := range s.workers {
 		owned := w.owned[me]
-		for i, k := range owned {
+		for i := range owned {
 			if i+prefetchDistance < len(owned) {
-				s.visited.prefetchOne(w.candidates[owned[i+prefetchDistance]].fp)
+				s.visited.prefetchOne(owned[i+prefetchDistance].fp)
 			}
-			c := &w.candidates[k]
+			c := &owned[i]
 			c.isNew = s.visited.insert(c.fp, pending)
 		}
 	}
@@ -677,8 +692,13 @@ const prefetchDistance = 8
 // search must stop it returns the round position of the state being
 // processed and true.
 func (s *search[S, A]) assign(depth int32, chunk int) (at int, stop bool) {
+	if len(s.cursor) != len(s.workers) {
+		s.cursor = make([]int, len(s.workers))
+	}
+	cursor := s.cursor // per owner, the next of w.owned[owner] to read
 	for wi, w := range s.workers {
 		first := int32(0)
+		clear(cursor)
 		for i, e := range w.expansions {
 			at = wi*chunk + i
 			candidates := w.candidates[first:e.end]
@@ -704,6 +724,11 @@ func (s *search[S, A]) assign(depth int32, chunk int) (at int, stop bool) {
 				c := &candidates[k]
 				start := encStart
 				encStart = c.encEnd
+				if c.listed {
+					o := shardOf(c.fp) % len(s.workers)
+					c.isNew = w.owned[o][cursor[o]].isNew
+					cursor[o]++
+				}
 				if !c.isNew {
 					continue
 				}
