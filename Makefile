@@ -207,9 +207,11 @@ triage-docs:
 # new bug regenerates (transcripts, pins, the triage block, the scenario
 # table row) with the commands the walkthrough gives, checks that the bug
 # gives its counterexample and its fix closes it, runs the tests of the
-# packages it touches, and counts the files git status shows touched: at
-# most 8 (not in CI: a few minutes; TestTemplateApplies is the cheap test).
-HISTORY_BUG_TESTS ?= ./spec/ ./spec/scenario/ ./counterexamples/ ./cmd/kvcheck/ ./cmd/internal/triage/
+# packages it touches and of spec/configtext (whose round trip reads every
+# scenario's configuration), and counts the files git status shows
+# touched: at most 8 (not in CI: a few minutes; TestTemplateApplies is the
+# cheap test).
+HISTORY_BUG_TESTS ?= ./spec/ ./spec/scenario/ ./spec/configtext/ ./counterexamples/ ./cmd/kvcheck/ ./cmd/internal/triage/
 .PHONY: history-bug-template
 history-bug-template:
 	@set -e; tmp=$$(mktemp -d); echo "scratch copy: $$tmp"; \

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 
 	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/pmezard/go-difflib/difflib"
@@ -83,7 +84,7 @@ type Replayer struct {
 //	pool pages: target 8, draft 8
 //
 // config comes first and once: `config [scenario=NAME] fixes=a,b|none`,
-// with the configuration text as its input (ConfigText: spec.ParseConfig's
+// with the configuration text as its input (ConfigText: configtext.Parse's
 // key=value settings and request lines, applied to the zero
 // configuration, so the file is self-contained; the scenario names only
 // the goals, report and story). Output: each rank's pool sizes in pages.
@@ -210,11 +211,11 @@ func (r *Replayer) execConfig(d *Directive) (string, error) {
 		r.Scenario = sc
 	}
 	if d.Input == "" {
-		return "", r.errorf(d.Line, "config: no configuration text; expected the key=value and request lines of spec.FormatConfig below the directive")
+		return "", r.errorf(d.Line, "config: no configuration text; expected the key=value and request lines of configtext.Format below the directive")
 	}
-	cfg, err := spec.ParseConfig(spec.Config{}, d.Input)
+	cfg, err := configtext.Parse(spec.Config{}, d.Input)
 	if err != nil {
-		var ce *spec.ConfigError
+		var ce *configtext.Error
 		if errors.As(err, &ce) {
 			return "", r.errorf(d.InputLine+ce.Line-1, "config: %s", ce.Msg)
 		}

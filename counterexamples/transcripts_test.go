@@ -13,6 +13,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
@@ -340,7 +341,7 @@ func TestActionLinesParseBack(t *testing.T) {
 // the zero configuration, gives back every scenario's configuration.
 func TestConfigTextIsSelfContained(t *testing.T) {
 	for _, sc := range scenario.All() {
-		cfg, err := spec.ParseConfig(spec.Config{}, ConfigText(&sc.Config))
+		cfg, err := configtext.Parse(spec.Config{}, ConfigText(&sc.Config))
 		if err != nil {
 			t.Fatalf("%s: %v", sc.Name, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 )
 
 // reachableActions returns every action enabled in some state a few
@@ -109,7 +110,7 @@ func TestDropRankRenumbers(t *testing.T) {
 // keeps the fixes, and makes exactly one thing smaller than the original.
 func TestKVReductionsAreSmaller(t *testing.T) {
 	for _, v := range variants(t) {
-		before := spec.FormatConfig(&v.sp.Config)
+		before := configtext.Format(&v.sp.Config)
 		reductions := KVReductions(v.sp)
 		if len(reductions) == 0 {
 			t.Errorf("%s: no reduction", v.name())
@@ -122,7 +123,7 @@ func TestKVReductionsAreSmaller(t *testing.T) {
 			if err := reduced.Config.Validate(); err != nil {
 				t.Errorf("%s: %s: %v", v.name(), r.Name, err)
 			}
-			after := spec.FormatConfig(&reduced.Config)
+			after := configtext.Format(&reduced.Config)
 			if after == before {
 				t.Errorf("%s: %s changed nothing", v.name(), r.Name)
 			}

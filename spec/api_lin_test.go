@@ -10,7 +10,7 @@ import (
 // share a 16-token prefix (family 0), request 2 is of family 3.
 func linSpec(t *testing.T) *Spec {
 	t.Helper()
-	cfg, err := ParseConfig(Config{}, "tokens_per_block=8 target_blocks=40 target_index_slots=8 max_util_for_resume=100\n"+
+	cfg, err := parseConfigText(Config{}, "tokens_per_block=8 target_blocks=40 target_index_slots=8 max_util_for_resume=100\n"+
 		"max_batch_size=2 max_num_tokens=64 enable_block_reuse=true ranks=1\n"+
 		"request prompt=24 new=2 family=0 shared=16\nrequest prompt=24 new=2 family=3 shared=16\n"+
 		"request prompt=24 new=2 family=0 shared=16\nrequest prompt=24 new=2 family=0 shared=16\n")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
@@ -36,10 +37,10 @@ func TestCanonicalChecksTheSame(t *testing.T) {
 		}
 		canon := space.Canonical(cfg)
 		if err := canon.Validate(); err != nil {
-			t.Fatalf("canonical form invalid: %v\n%s", err, spec.FormatConfig(&canon))
+			t.Fatalf("canonical form invalid: %v\n%s", err, configtext.Format(&canon))
 		}
-		if again := space.Canonical(canon); spec.FormatConfig(&again) != spec.FormatConfig(&canon) {
-			t.Fatalf("Canonical is not idempotent on\n%s", spec.FormatConfig(&cfg))
+		if again := space.Canonical(canon); configtext.Format(&again) != configtext.Format(&canon) {
+			t.Fatalf("Canonical is not idempotent on\n%s", configtext.Format(&cfg))
 		}
 		fixes := spec.Fixes(rng.Uint32()) & spec.AllFixSet()
 		a, b := smallCheck(t, cfg, fixes), smallCheck(t, canon, fixes)
@@ -47,12 +48,12 @@ func TestCanonicalChecksTheSame(t *testing.T) {
 			continue
 		}
 		compared++
-		if spec.FormatConfig(&cfg) != spec.FormatConfig(&canon) {
+		if configtext.Format(&cfg) != configtext.Format(&canon) {
 			changed++
 		}
 		if a.States != b.States || verdict(a) != verdict(b) {
 			t.Fatalf("configuration %d checks differently from its canonical form (fixes %v): %d states %s vs %d states %s\n%s\ncanonical:\n%s",
-				i, fixes.Names(), a.States, verdict(a), b.States, verdict(b), spec.FormatConfig(&cfg), spec.FormatConfig(&canon))
+				i, fixes.Names(), a.States, verdict(a), b.States, verdict(b), configtext.Format(&cfg), configtext.Format(&canon))
 		}
 	}
 	if compared < 25 || changed < 12 {
@@ -95,7 +96,7 @@ func TestCanonicalKeepsPartialShares(t *testing.T) {
 		t.Fatal(err)
 	}
 	states := func(partial bool, shared int) (int, spec.Config) {
-		cfg, err := spec.ParseConfig(sc.Config, fmt.Sprintf("draft_pool=none target_blocks=10 max_batch_size=2 enable_partial_reuse=%v\nrequest prompt=12 new=2 family=0 shared=%d\nrequest prompt=12 new=2 family=0 shared=%d\n", partial, shared, shared))
+		cfg, err := configtext.Parse(sc.Config, fmt.Sprintf("draft_pool=none target_blocks=10 max_batch_size=2 enable_partial_reuse=%v\nrequest prompt=12 new=2 family=0 shared=%d\nrequest prompt=12 new=2 family=0 shared=%d\n", partial, shared, shared))
 		if err != nil {
 			t.Fatal(err)
 		}

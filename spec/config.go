@@ -72,6 +72,10 @@ func (m DraftPoolMode) String() string {
 	return m.Names()[m]
 }
 
+// Names are the modes' names by value, as the configuration text writes
+// them (draft_pool=unpaired).
+func (DraftPoolMode) Names() []string { return []string{"none", "unpaired", "paired"} }
+
 // DraftViewMode says which context cursor an unpaired mirror reads inside
 // KVCacheManagerV2.request_context(use_draft_model=True). The C++ LlmRequest
 // keeps a target and a draft context cursor (mContextCurrentPositionTarget /
@@ -92,6 +96,10 @@ func (m DraftViewMode) String() string {
 	return m.Names()[m]
 }
 
+// Names are the modes' names by value, as the configuration text writes
+// them (draft_view=lag-by-reuse).
+func (DraftViewMode) Names() []string { return []string{"same-as-target", "lag-by-reuse"} }
+
 // Switch is a setting whose default is on: its zero value is "true".
 type Switch uint8
 
@@ -107,6 +115,10 @@ func (s Switch) On() bool { return s == SwitchOn }
 
 func (s Switch) String() string { return s.Names()[s] }
 
+// Names are the switch's values by value, as the configuration text writes
+// them: "true" is the zero value, the default.
+func (Switch) Names() []string { return []string{"true", "false"} }
+
 // BlockReusePolicy mirrors kv_cache_config's block reuse policy
 // (BlockReusePolicy in kv_cache_manager_v2.py at 00746ef).
 type BlockReusePolicy uint8
@@ -121,6 +133,12 @@ const (
 )
 
 func (p BlockReusePolicy) String() string { return p.Names()[p] }
+
+// Names are the policies' names by value, as the configuration text writes
+// them (block_reuse_policy=per_request).
+func (BlockReusePolicy) Names() []string {
+	return []string{"all_reusable", "per_request"}
+}
 
 // CodeVersion selects which version of the real code's admission of the
 // mirror is modeled, because the seed reports were taken on different
@@ -197,6 +215,10 @@ const (
 func (k LoopKind) String() string {
 	return k.Names()[k]
 }
+
+// Names are the loops' names by value, as the configuration text writes
+// them (loop=overlap).
+func (LoopKind) Names() []string { return []string{"non-overlap", "overlap", "pipeline"} }
 
 // Config is one engine configuration: the KV cache managers, the scheduler
 // budgets and the executor loop, scaled down. It is not part of the state.

@@ -51,20 +51,26 @@
 // livelock), branches.go and coverage.go (the branches a run reaches).
 //
 // kvcheck's machinery that stays in this package because it is methods of
-// the engine's types: configtext.go (the configuration's text form),
-// verdicts.go (fix set labels and the verdicts a variant can have),
-// scenarioinfo.go (what a Spec keeps of its scenario: goals, invariants
-// checked elsewhere), describe.go and dump.go (a state in words),
-// symmetry.go and por.go (the checker's reductions), api_*.go (what the
-// lin, fuzz, transcript and triage tools read), sourcehash.go.
+// the engine's types: verdicts.go (fix set labels and the verdicts a
+// variant can have), scenarioinfo.go (what a Spec keeps of its scenario:
+// goals, invariants checked elsewhere), describe.go and dump.go (a state
+// in words), symmetry.go and por.go (the checker's reductions), api_*.go
+// (what the lin, fuzz, transcript and triage tools read), sourcehash.go.
+//
+// The configuration types (config.go) are the engine's parameters and stay
+// here, with their methods in the mechanisms' files; the enumerations'
+// Names, which their String reads, are what the text form writes.
 //
 // The packages under spec/ build on it, one way (spec/layout_test.go), and
-// spec imports none of them: spec/scenario (the built-in scenarios, their
-// file format, fix sets and expected verdicts) imports spec and
-// spec/yamlconf (the YAML reader of scenario files, a leaf); spec/space
-// (configuration spaces, their enumeration, random configurations, default
-// sweep ranges, value classes) imports spec and spec/scenario.
-// docs/development.md ("Layout") describes them.
+// spec imports none of them: spec/configtext (the configuration's text
+// form: Parse, Format and the keys, one per tagged field of Config)
+// imports spec alone; spec/scenario (the built-in scenarios, their file
+// format, fix sets and expected verdicts) imports spec, spec/configtext
+// and spec/yamlconf (the YAML reader of scenario files, a leaf);
+// spec/space (configuration spaces, their enumeration, random
+// configurations, default sweep ranges, value classes) imports spec,
+// spec/configtext and spec/scenario. docs/development.md ("Layout")
+// describes them.
 //
 // Citations name the TensorRT-LLM function and the commit it was read at;
 // docs/reference.md summarizes that code and spec/reading-notes.md lists

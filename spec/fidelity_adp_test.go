@@ -216,9 +216,9 @@ func TestAdpRouterCap(t *testing.T) {
 // as _util.py applies it (KVCacheV2Scheduler(enable_recompute_pause=not
 // is_disagg)): a configuration with both enable_recompute_pause and a KV
 // cache transceiver is not one the engine runs, and Validate says so,
-// naming both keys and the PR (ParseConfig validates what it parses).
+// naming both keys and the PR (configtext.Parse validates what it parses).
 func TestRecomputePauseWithTransceiverRefused(t *testing.T) {
-	cfg, err := ParseConfig(Config{}, fullPoolConfig)
+	cfg, err := parseConfigText(Config{}, fullPoolConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestRecomputePauseWithTransceiverRefused(t *testing.T) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
 	}
-	if _, err := ParseConfig(Config{}, fullPoolConfig+"\nenable_recompute_pause=true"); err == nil || !strings.Contains(err.Error(), "#15252") {
-		t.Fatalf("ParseConfig of both keys: %v", err)
+	if _, err := parseConfigText(Config{}, fullPoolConfig+"\nenable_recompute_pause=true"); err == nil || !strings.Contains(err.Error(), "#15252") {
+		t.Fatalf("parseConfigText of both keys: %v", err)
 	}
 }

@@ -15,7 +15,7 @@ import "testing"
 // state.
 func fidelitySpec(t *testing.T, cfgText string, fixes Fixes) (*Spec, *State) {
 	t.Helper()
-	cfg, err := ParseConfig(Config{}, cfgText)
+	cfg, err := parseConfigText(Config{}, cfgText)
 	if err != nil {
 		t.Fatal(err)
 	}

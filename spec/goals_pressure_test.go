@@ -38,7 +38,7 @@ func TestPressureGoals(t *testing.T) {
 	}
 	cfg := ladder.Config
 	if cfg.DraftPool != NoDraftPool {
-		t.Fatalf("eviction-ladder has a draft pool:\n%s", FormatConfig(&cfg))
+		t.Fatalf("eviction-ladder has a draft pool:\n%s", formatConfigText(&cfg))
 	}
 	got := pressureReached(t, cfg)
 	want := map[string]bool{"target-pool-full": true, "draft-pool-full": false, "request-evicted": true, "request-refused": true}

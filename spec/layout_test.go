@@ -12,16 +12,20 @@ import (
 // specLayout is the spec's package layout (docs/development.md, "Layout"):
 // each package under spec/ and the packages of spec/... it may import.
 // The engine's state machine is spec itself, which imports none of them;
-// the machinery around the engine builds on spec, one way: spec/scenario
-// (the built-in scenarios, their file format and expected verdicts) reads
-// its files with spec/yamlconf, a leaf, and spec/space (configuration
-// spaces) takes a scenario's default sweep from spec/scenario. A new
-// package under spec/ is added here, and to the layout the docs describe.
+// the machinery around the engine builds on spec, one way:
+// spec/configtext (the configuration's text form) imports only spec,
+// spec/scenario (the built-in scenarios, their file format and expected
+// verdicts) reads its files with spec/yamlconf, a leaf, and their config:
+// sections with spec/configtext, and spec/space (configuration spaces)
+// ranges over spec/configtext's keys and takes a scenario's default sweep
+// from spec/scenario. A new package under spec/ is added here, and to the
+// layout the docs describe.
 var specLayout = map[string][]string{
-	"spec":          {},
-	"spec/yamlconf": {},
-	"spec/scenario": {"spec", "spec/yamlconf"},
-	"spec/space":    {"spec", "spec/scenario"},
+	"spec":            {},
+	"spec/yamlconf":   {},
+	"spec/configtext": {"spec"},
+	"spec/scenario":   {"spec", "spec/yamlconf", "spec/configtext"},
+	"spec/space":      {"spec", "spec/scenario", "spec/configtext"},
 }
 
 const modulePath = "github.com/kvcheck/kvcheck/"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
@@ -48,7 +49,7 @@ func TestPartialOrderAgreesOnRandomConfigs(t *testing.T) {
 			continue
 		}
 		checked++
-		name := fmt.Sprintf("random config %d around %s (KVCHECK_POR_SOAK=%v):\n%s", tries, sc.Name, soak, spec.FormatConfig(&cfg))
+		name := fmt.Sprintf("random config %d around %s (KVCHECK_POR_SOAK=%v):\n%s", tries, sc.Name, soak, configtext.Format(&cfg))
 		f, r := spec.CheckPartialOrderAgrees(t, name, sp, 0)
 		full, reduced = full+f, reduced+r
 		if soak {

@@ -131,7 +131,7 @@ func TestPipelineAttentionDPLayout(t *testing.T) {
 		{text: "ranks=4 stage_adp_ranks=2 loop=pipeline\nrequest prompt=2 new=1 rank=2\n", problem: "enter at an ADP rank of stage 0"},
 		{text: "ranks=4 stage_adp_ranks=2 loop=pipeline stage_target_blocks=4,4,4\nrequest prompt=2 new=1\n", problem: "stage 2 set, but the configuration has 2 pipeline stage(s)"},
 	} {
-		cfg, err := ParseConfig(Config{}, base+tc.text)
+		cfg, err := parseConfigText(Config{}, base+tc.text)
 		if err == nil {
 			err = cfg.Validate()
 		}
@@ -170,7 +170,7 @@ func TestPipelineAttentionDPLayout(t *testing.T) {
 // inflight schedules an empty batch and the stage is vetoed; and there is
 // no _finalize_adp_dummy_allocation, so a vetoed dummy stays active.
 func TestPipelineAttentionDPPad(t *testing.T) {
-	cfg, err := ParseConfig(Config{}, `tokens_per_block=4 max_draft_len=1 max_batch_size=1 max_num_tokens=4 target_blocks=4 target_index_slots=4
+	cfg, err := parseConfigText(Config{}, `tokens_per_block=4 max_draft_len=1 max_batch_size=1 max_num_tokens=4 target_blocks=4 target_index_slots=4
 ranks=4 stage_adp_ranks=2 loop=pipeline enable_attention_dp=true
 request prompt=2 new=2
 `)

@@ -12,21 +12,21 @@ func TestRealSizeConfiguration(t *testing.T) {
 	text := "tokens_per_block=32 target_blocks=1048576 target_index_slots=64 max_util_for_resume=97\n" +
 		"max_batch_size=4 max_num_tokens=8192 ranks=1 enable_block_reuse=true\n" +
 		"request prompt=146001 new=4096 family=0 shared=146001\n"
-	cfg, err := ParseRealConfig(Config{}, text)
+	cfg, err := parseRealConfigText(Config{}, text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.TargetBlocks != 1<<20 || cfg.Requests[0].PromptLen != 146001 {
 		t.Fatalf("parsed %d pages, prompt %d", cfg.TargetBlocks, cfg.Requests[0].PromptLen)
 	}
-	back, err := ParseRealConfig(Config{}, FormatConfig(&cfg))
+	back, err := parseRealConfigText(Config{}, formatConfigText(&cfg))
 	if err != nil || back.TargetBlocks != cfg.TargetBlocks || back.MaxNumTokens != 8192 {
 		t.Fatalf("round trip: %v %+v", err, back)
 	}
-	if _, err := ParseConfig(Config{}, text); err == nil || !strings.Contains(err.Error(), "the explored state (kvcheck lin checks histories at real sizes)") {
-		t.Errorf("ParseConfig of real sizes: %v", err)
+	if _, err := parseConfigText(Config{}, text); err == nil || !strings.Contains(err.Error(), "the explored state (kvcheck lin checks histories at real sizes)") {
+		t.Errorf("parseConfigText of real sizes: %v", err)
 	}
-	if _, err := ParseRealConfig(Config{}, strings.Replace(text, "1048576", "1048577", 1)); err == nil || !strings.Contains(err.Error(), "target_blocks is 1048577 pages") {
+	if _, err := parseRealConfigText(Config{}, strings.Replace(text, "1048576", "1048577", 1)); err == nil || !strings.Contains(err.Error(), "target_blocks is 1048577 pages") {
 		t.Errorf("2^20 + 1 pages: %v", err)
 	}
 	sp, err := NewModel(cfg, 0)
@@ -52,7 +52,7 @@ func TestRealSizeConfiguration(t *testing.T) {
 // slot per block in each, so the group with the fewest slots runs out and
 // trips the resume gate first, whatever the other groups hold.
 func TestPoolGroupsSmallestBinds(t *testing.T) {
-	cfg, err := ParseRealConfig(Config{}, "tokens_per_block=32 target_pool_groups=4,4096 target_index_slots=8 max_util_for_resume=90\n"+
+	cfg, err := parseRealConfigText(Config{}, "tokens_per_block=32 target_pool_groups=4,4096 target_index_slots=8 max_util_for_resume=90\n"+
 		"max_batch_size=1 max_num_tokens=64 ranks=1\nrequest prompt=32 new=1")
 	if err != nil {
 		t.Fatal(err)

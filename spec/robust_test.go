@@ -93,7 +93,7 @@ func TestRandomConfigurationsNeverPanic(t *testing.T) {
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
-					t.Fatalf("panic %v on configuration %d:\n%sfixes %v", p, i, FormatConfig(&cfg), fixes.Names())
+					t.Fatalf("panic %v on configuration %d:\n%sfixes %v", p, i, formatConfigText(&cfg), fixes.Names())
 				}
 			}()
 			for walk := 0; walk < 4; walk++ {
@@ -116,7 +116,7 @@ func TestRandomConfigurationsNeverPanic(t *testing.T) {
 						sp.checkRanksAgree,
 					} {
 						if f := check(&s); f != nil {
-							t.Fatalf("configuration %d after %s: %s\n%sfixes %v", i, a, f.Message, FormatConfig(&cfg), fixes.Names())
+							t.Fatalf("configuration %d after %s: %s\n%sfixes %v", i, a, f.Message, formatConfigText(&cfg), fixes.Names())
 						}
 					}
 					_ = sp.Dump(&s)

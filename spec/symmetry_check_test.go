@@ -96,7 +96,7 @@ func TestSymmetryAgrees(t *testing.T) {
 		}
 		compared++
 		if msg != "" {
-			t.Fatalf("%s (fixes %v): %s\n%s\nreproduce: go test ./spec/ -run TestSymmetryAgrees", name, sp.Fixes.Names(), msg, FormatConfig(&sp.Config))
+			t.Fatalf("%s (fixes %v): %s\n%s\nreproduce: go test ./spec/ -run TestSymmetryAgrees", name, sp.Fixes.Names(), msg, formatConfigText(&sp.Config))
 		}
 		t.Logf("%s %v: %d states, %d with symmetry", name, sp.Fixes.Names(), f, r)
 		full += f

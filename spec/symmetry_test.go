@@ -233,12 +233,12 @@ func TestSymmetrySound(t *testing.T) {
 	total := 0
 	for i, sp := range symmetryConfigs(t, random) {
 		if sp.symmetry == nil {
-			t.Fatalf("configuration %d has no symmetry:\n%s", i, FormatConfig(&sp.Config))
+			t.Fatalf("configuration %d has no symmetry:\n%s", i, formatConfigText(&sp.Config))
 		}
 		states := sampleStates(sp, rng, 300, 12, 150)
 		msg, checked := checkSymmetrySound(sp, states, nil)
 		if msg != "" {
-			t.Fatalf("configuration %d (fixes %v):\n%s%s\nreproduce: go test ./spec/ -run TestSymmetrySound", i, sp.Fixes.Names(), FormatConfig(&sp.Config), msg)
+			t.Fatalf("configuration %d (fixes %v):\n%s%s\nreproduce: go test ./spec/ -run TestSymmetrySound", i, sp.Fixes.Names(), formatConfigText(&sp.Config), msg)
 		}
 		total += checked
 	}

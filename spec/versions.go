@@ -20,6 +20,16 @@ var versionRegistry = [numVersions]struct{ name, code string }{
 // Code says which TensorRT-LLM code version v models.
 func (v CodeVersion) Code() string { return versionRegistry[v].code }
 
+// Names are the versions' names by value (versionRegistry's), as the
+// configuration text writes them (version=00746ef).
+func (CodeVersion) Names() []string {
+	out := make([]string, numVersions)
+	for v := range versionRegistry {
+		out[v] = versionRegistry[v].name
+	}
+	return out
+}
+
 // Versions lists the modelled versions, oldest first.
 func Versions() []CodeVersion {
 	out := make([]CodeVersion, numVersions)

@@ -9,6 +9,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/spf13/pflag"
 )
@@ -172,7 +173,7 @@ func (pr *pressureRun) check(v variant) (checkReport, variant, error) {
 		triagePressure(pr.info, rep, sweep.Variant{Scenario: v.scenario, Fixes: v.fixes})
 	}
 	if s := rep.Smallest; s != nil {
-		cfg, err := spec.ParseConfig(spec.Config{}, s.Config)
+		cfg, err := configtext.Parse(spec.Config{}, s.Config)
 		if err != nil {
 			return r, v, fmt.Errorf("configuration #%d: %v", s.Index, err)
 		}
@@ -260,7 +261,7 @@ func (pr *pressureRun) shardOnly(variants []variant, stdout, stderr io.Writer) i
 func differingSettings(base, at spec.Config) string {
 	settings := func(c *spec.Config) []string {
 		var out []string
-		for _, line := range strings.Split(spec.FormatConfig(c), "\n") {
+		for _, line := range strings.Split(configtext.Format(c), "\n") {
 			if !strings.HasPrefix(line, "request") {
 				out = append(out, strings.Fields(line)...)
 			}

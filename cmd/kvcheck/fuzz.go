@@ -324,7 +324,7 @@ func (g *stateGrowth) stalled(walks, states int) string {
 }
 
 // configChanges lists the settings of reduced that differ from base, as
-// configuration text lines (spec.FormatConfig), and its request lines when
+// configuration text lines (configtext.Format), and its request lines when
 // the requests changed.
 func configChanges(base, reduced *spec.Config) []string {
 	var out []string

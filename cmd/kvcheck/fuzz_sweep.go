@@ -13,6 +13,7 @@ import (
 	"github.com/kvcheck/kvcheck/counterexamples"
 	"github.com/kvcheck/kvcheck/fuzz"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
 
@@ -135,14 +136,14 @@ func fuzzSweepVariant(v variant, seed uint64, walks int, deadline time.Time) fuz
 		}
 		r.Violating++
 		f := &fuzzSweepFind{Draw: draw, Requests: len(cfg.Requests), Pages: spec.ConfigPages(&cfg), Ranks: int(cfg.Ranks),
-			Config: spec.FormatConfig(&cfg), Invariant: found.Invariant, Message: found.Message, actions: found.Trace}
+			Config: configtext.Format(&cfg), Invariant: found.Invariant, Message: found.Message, actions: found.Trace}
 		if best == nil || smallerFind(f, best) {
 			best = f
 		}
 	}
 	if best != nil {
 		// Shrink only the one reported.
-		cfg, _ := spec.ParseConfig(spec.Config{}, best.Config)
+		cfg, _ := configtext.Parse(spec.Config{}, best.Config)
 		sp, _ := spec.New(cfg, v.fixes)
 		sp.Scenario = v.scenario.Info()
 		if shrunk, err := fuzz.Shrink[spec.State, spec.Action](sp, best.actions, fuzz.Key{Invariant: best.Invariant}, fuzz.KVShrinkOptions()); err == nil {
@@ -187,7 +188,7 @@ func printFuzzSweep(w io.Writer, r fuzzSweepReport) {
 // fuzzSweepTranscript writes a variant's smallest find as a transcript.
 func fuzzSweepTranscript(v variant, r fuzzSweepReport) (namedFile, error) {
 	s := r.Smallest
-	cfg, err := spec.ParseConfig(spec.Config{}, s.Config)
+	cfg, err := configtext.Parse(spec.Config{}, s.Config)
 	if err != nil {
 		return namedFile{}, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/configfile"
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
@@ -484,7 +485,7 @@ func enumerateWithin(cs *space.ConfigSpace, deadline time.Time, stop func() bool
 
 // header is the sweep header of variant v on this space.
 func (sp *sweepSpace) header(v sweep.Variant, shard sweep.Shard, run sweep.Options) sweep.Header {
-	base := spec.FormatConfig(&sp.base)
+	base := configtext.Format(&sp.base)
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%+v\x00%v\x00%d", base, strings.Join(sp.ranges, "\x00"), run.Search, run.KeepGoing, len(sp.configs))))
 	return sweep.Header{
 		Scenario: v.Scenario.Name, Fixes: v.Fixes.Names(), Total: len(sp.configs), Shard: shard.String(),
@@ -532,7 +533,7 @@ func foldAndAnnotate(parts []sweep.Part, cache *sweep.Cache) (sweep.Report, erro
 	if err != nil {
 		return rep, err
 	}
-	base, err := spec.ParseConfig(spec.Config{}, h.Base)
+	base, err := configtext.Parse(spec.Config{}, h.Base)
 	if err != nil {
 		return rep, fmt.Errorf("the sweep's base configuration: %v", err)
 	}

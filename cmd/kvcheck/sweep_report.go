@@ -9,6 +9,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/counterexamples"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
@@ -141,7 +142,7 @@ func goalNames(name string) []string {
 
 // mustConfig parses a configuration text a sweep wrote.
 func mustConfig(text string) *spec.Config {
-	cfg, err := spec.ParseConfig(spec.Config{}, text)
+	cfg, err := configtext.Parse(spec.Config{}, text)
 	if err != nil {
 		return &spec.Config{}
 	}
@@ -157,7 +158,7 @@ func writeSweepTranscripts(dir string, rewrite bool, results []sweepResult, tria
 		if s == nil {
 			continue
 		}
-		cfg, err := spec.ParseConfig(spec.Config{}, s.Config)
+		cfg, err := configtext.Parse(spec.Config{}, s.Config)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: --out: configuration #%d: %v\nreproduce: %s\n", who, s.Index, err, res.report.Reproduce)
 			return exitUsage

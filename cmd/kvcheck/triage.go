@@ -11,6 +11,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/cmd/internal/triage"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/spf13/pflag"
 )
 
@@ -314,7 +315,7 @@ func (t *triageHook) fuzzSweep(v variant, s *fuzzSweepFind, stderr io.Writer) {
 	if !t.on {
 		return
 	}
-	cfg, err := spec.ParseConfig(spec.Config{}, s.Config)
+	cfg, err := configtext.Parse(spec.Config{}, s.Config)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck: triage of draw %d: %v\n", s.Draw, err)
 		return

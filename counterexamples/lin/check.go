@@ -9,6 +9,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
@@ -45,7 +46,7 @@ func specFor(h *History, name string) (*spec.Spec, error) {
 		}
 	}
 	if text != "" {
-		cfg, err := spec.ParseRealConfig(spec.Config{}, text)
+		cfg, err := configtext.ParseReal(spec.Config{}, text)
 		if err != nil {
 			return nil, &InputError{h.File, h.Header.Line, fmt.Sprintf("header: config: %v", err)}
 		}

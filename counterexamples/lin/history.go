@@ -24,8 +24,8 @@ type Header struct {
 	// Scenario names a built-in scenario whose configuration applies when
 	// Config is empty.
 	Scenario string `json:"scenario,omitempty"`
-	// Config is a configuration text (spec.FormatConfig), applied to the
-	// zero configuration at real sizes (spec.ParseRealConfig). In a file it
+	// Config is a configuration text (configtext.Format), applied to the
+	// zero configuration at real sizes (configtext.ParseReal). In a file it
 	// may also be written as an array of lines.
 	Config string `json:"config,omitempty"`
 	// Fixes names the fixes (kvcheck list) the engine's code has, when it

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/yamlconf"
 	"gopkg.in/yaml.v3"
 )
@@ -185,7 +186,7 @@ func parseVariants(r *yamlconf.Reader, fl yamlconf.Field, sc *Scenario) error {
 	return nil
 }
 
-// ApplyConfigLines parses configuration text lines (ParseConfig's form)
+// ApplyConfigLines parses configuration text lines (configtext.Parse's form)
 // onto the zero Config. A setting's error is reported at its file line; a
 // configuration invalid as a whole at sectionLine.
 func ApplyConfigLines(r *yamlconf.Reader, lines []yamlconf.TextLine, sectionLine int) (spec.Config, error) {
@@ -193,11 +194,11 @@ func ApplyConfigLines(r *yamlconf.Reader, lines []yamlconf.TextLine, sectionLine
 	for _, l := range lines {
 		b.WriteString(l.Text + "\n")
 	}
-	cfg, err := spec.ParseConfig(spec.Config{}, b.String())
+	cfg, err := configtext.Parse(spec.Config{}, b.String())
 	if err == nil {
 		return cfg, nil
 	}
-	var ce *spec.ConfigError
+	var ce *configtext.Error
 	if errors.As(err, &ce) && ce.Line >= 1 && ce.Line <= len(lines) {
 		return cfg, r.Errorf(lines[ce.Line-1].Line, "%s (setting %s)", ce.Msg, yamlconf.Quote(lines[ce.Line-1].Text))
 	}

@@ -10,5 +10,5 @@
 // It models nothing of TensorRT-LLM: it chooses which configurations the
 // checker explores. It imports spec, and spec never imports it
 // (spec/layout_test.go); a setting is declared once, as a tagged field of
-// spec.Config, and read here through spec.ConfigFields.
+// spec.Config, and read here through configtext.Fields.
 package space

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 )
 
 // SpaceConfig is one configuration of a ConfigSpace, canonical, with the
@@ -28,8 +29,8 @@ type SpaceConfig struct {
 	Tokens int
 }
 
-// Text is the configuration's text form (FormatConfig).
-func (c *SpaceConfig) Text() string { return spec.FormatConfig(&c.Config) }
+// Text is the configuration's text form (configtext.Format).
+func (c *SpaceConfig) Text() string { return configtext.Format(&c.Config) }
 
 // SizeKey is the (requests, pages, ranks) a smallest counterexample is
 // judged by, before its trace length.
@@ -154,7 +155,7 @@ func compareSpaceConfigs(a, b SpaceConfig) int {
 }
 
 // ConfigIdentity encodes every field of cfg, requests included: equal
-// encodings are equal configurations. Cheaper than FormatConfig by far, it
+// encodings are equal configurations. Cheaper than configtext.Format by far, it
 // identifies a configuration within one build of the spec; a result cache
 // keyed on it must also key on the spec's SourceHash.
 func ConfigIdentity(cfg *spec.Config) string {

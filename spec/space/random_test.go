@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 
 	"github.com/kvcheck/kvcheck/spec/scenario"
 )
@@ -35,7 +36,7 @@ func TestRandomConfigRanges(t *testing.T) {
 		for range 400 {
 			c := RandomConfig(rng, base)
 			if c.Loop != base.Loop || c.AttentionDP != base.AttentionDP || c.DraftPool != base.DraftPool || c.KVTransceiver != base.KVTransceiver {
-				t.Fatalf("%s: the shape changed:\n%s", name, spec.FormatConfig(&c))
+				t.Fatalf("%s: the shape changed:\n%s", name, configtext.Format(&c))
 			}
 			if c.Validate() == nil {
 				valid++

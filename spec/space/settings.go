@@ -1,6 +1,9 @@
 package space
 
-import "github.com/kvcheck/kvcheck/spec"
+import (
+	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
+)
 
 // ConfigSetting is one key=value setting of the configuration text.
 type ConfigSetting struct{ Key, Value string }
@@ -9,11 +12,11 @@ type ConfigSetting struct{ Key, Value string }
 func (s ConfigSetting) String() string { return s.Key + "=" + s.Value }
 
 // ChangedSettings lists the settings of cfg whose values differ from
-// base's, in the text form's order (FormatConfig's).
+// base's, in the text form's order (configtext.Format's).
 func ChangedSettings(base, cfg *spec.Config) []ConfigSetting {
 	var out []ConfigSetting
-	for i := range spec.ConfigFields {
-		f := &spec.ConfigFields[i]
+	for i := range configtext.Fields {
+		f := &configtext.Fields[i]
 		if v := f.Value(cfg); v != f.Value(base) {
 			out = append(out, ConfigSetting{f.Key, v})
 		}
@@ -22,11 +25,11 @@ func ChangedSettings(base, cfg *spec.Config) []ConfigSetting {
 }
 
 // RequestLines are cfg's requests as the text's request lines
-// (FormatConfig's).
+// (configtext.Format's).
 func RequestLines(cfg *spec.Config) []string {
 	out := make([]string, len(cfg.Requests))
 	for i, r := range cfg.Requests {
-		out[i] = spec.FormatRequest(r)
+		out[i] = configtext.FormatRequest(r)
 	}
 	return out
 }

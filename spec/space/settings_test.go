@@ -8,8 +8,9 @@ import (
 )
 
 // TestChangedSettingsAndRequestLines: the settings that differ are exactly
-// the changed keys, and a request line leaves out parseRequest's defaults
-// (that it reads back is spec's TestRequestLineReadsBack).
+// the changed keys, and a request line leaves out the defaults of
+// configtext's request lines (that it reads back is spec/configtext's
+// TestRequestLineReadsBack).
 func TestChangedSettingsAndRequestLines(t *testing.T) {
 	base := draftAdmission.Config
 	if got := ChangedSettings(&base, &base); len(got) != 0 {

@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 )
 
 // ConfigSpace is a bounded set of configurations, the input of `kvcheck
 // sweep`: a base configuration (a scenario's), ranges over settings of the
-// configuration's text form (the keys of FormatConfig), and ranges over the
+// configuration's text form (the keys of configtext.Format), and ranges over the
 // request mix. Settings without a range keep the base's value; without a
 // request-mix range the base's requests are kept.
 type ConfigSpace struct {
@@ -25,7 +26,7 @@ type ConfigSpace struct {
 }
 
 // SettingRange is the values one setting of the text form takes, as text
-// ParseConfig reads ("4", "true", "00746ef", "10,9"). Key may name one
+// configtext.Parse reads ("4", "true", "00746ef", "10,9"). Key may name one
 // stage of a per-stage setting: "stage_target_blocks.1".
 type SettingRange struct {
 	Key    string
@@ -36,7 +37,7 @@ type SettingRange struct {
 // error naming what keys are expected.
 func (s SettingRange) setter() (func(c *spec.Config, text string) error, error) {
 	name, stage, indexed := strings.Cut(s.Key, ".")
-	f := spec.LookupConfigField(name)
+	f := configtext.Lookup(name)
 	if f == nil {
 		return nil, fmt.Errorf("unknown range key %q; expected one of: %s", s.Key, strings.Join(RangeKeys(), ", "))
 	}
@@ -49,7 +50,7 @@ func (s SettingRange) setter() (func(c *spec.Config, text string) error, error) 
 		return nil, fmt.Errorf("range key %q: only a per-stage setting takes a stage, and the stage must be 0..%d", s.Key, spec.MaxRanks-1)
 	}
 	return func(c *spec.Config, text string) error {
-		return spec.ParseValue(reflect.ValueOf(c).Elem().FieldByIndex(f.Index).Index(n), text)
+		return configtext.ParseValue(reflect.ValueOf(c).Elem().FieldByIndex(f.Index).Index(n), text)
 	}, nil
 }
 
@@ -59,7 +60,7 @@ func listValued(key string) bool {
 	if strings.Contains(key, ".") {
 		return false
 	}
-	f := spec.LookupConfigField(key)
+	f := configtext.Lookup(key)
 	if f == nil {
 		return false
 	}
@@ -105,7 +106,7 @@ var mixKeys = []struct{ key, doc string }{
 // (a per-stage one also as KEY.STAGE), then the request mix's.
 func RangeKeys() []string {
 	var keys []string
-	for _, f := range spec.ConfigFields {
+	for _, f := range configtext.Fields {
 		keys = append(keys, f.Key)
 		if reflect.TypeOf(spec.Config{}).FieldByIndex(f.Index).Type.Kind() == reflect.Array {
 			keys = append(keys, f.Key+".STAGE")
@@ -179,12 +180,12 @@ func NewConfigSpace(base spec.Config, ranges []string, lineNos []int) (*ConfigSp
 	// In the registry's order, a stage's range after the whole setting's.
 	order := func(key string) int {
 		name, _, _ := strings.Cut(key, ".")
-		for i, f := range spec.ConfigFields {
+		for i, f := range configtext.Fields {
 			if f.Key == name {
 				return i
 			}
 		}
-		return len(spec.ConfigFields)
+		return len(configtext.Fields)
 	}
 	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(order(a), order(b)), strings.Compare(a, b)) })
 	for _, key := range keys {
@@ -270,12 +271,12 @@ func allValues(key string) []string {
 	if key == "receiving_kv" || key == "sending_kv" || key == "spread" {
 		return []string{"false", "true"}
 	}
-	f := spec.LookupConfigField(key)
+	f := configtext.Lookup(key)
 	if f == nil {
 		return nil
 	}
 	v := reflect.New(reflect.TypeOf(spec.Config{}).FieldByIndex(f.Index).Type).Elem()
-	if e, ok := v.Interface().(spec.EnumNamer); ok {
+	if e, ok := v.Interface().(configtext.EnumNamer); ok {
 		return slices.Clone(e.Names())
 	}
 	if v.Kind() == reflect.Bool {

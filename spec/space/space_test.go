@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 
 	"github.com/kvcheck/kvcheck/spec/scenario"
 )
@@ -38,7 +38,7 @@ func TestEnumerateSmallSpace(t *testing.T) {
 		if err := c.Config.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		if canon := Canonical(c.Config); spec.FormatConfig(&canon) != c.Text() || ConfigIdentity(&canon) != c.Key {
+		if canon := Canonical(c.Config); configtext.Format(&canon) != c.Text() || ConfigIdentity(&canon) != c.Key {
 			t.Fatalf("configuration %d is not canonical", i)
 		}
 		if seen[c.Text()] {

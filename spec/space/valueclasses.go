@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 )
 
 // ValueClass is one class of values of a configuration setting that a
@@ -41,24 +42,24 @@ func (c ValueClass) String() string {
 //	size at=N          N (the minimum, or the value that matters), other
 //	set zero=NAME      NAME (unset: all zero), set
 type classSpec struct {
-	field   *spec.ConfigField
+	field   *configtext.Field
 	kind    string
 	zero    string
 	at      uint64
 	classes []string
 	// whenField, whenValue: the condition (nil: none).
-	whenField *spec.ConfigField
+	whenField *configtext.Field
 	whenValue string
 }
 
-// valueClassSpecs are the settings' parsed class tags, in ConfigFields'
+// valueClassSpecs are the settings' parsed class tags, in configtext.Fields'
 // order; a setting without a tag has none (TestEverySettingHasValueClasses
 // names it), and a malformed tag panics at start-up.
 var valueClassSpecs = func() []classSpec {
 	var out []classSpec
 	t := reflect.TypeOf(spec.Config{})
-	for i := range spec.ConfigFields {
-		f := &spec.ConfigFields[i]
+	for i := range configtext.Fields {
+		f := &configtext.Fields[i]
 		tag, ok := t.FieldByIndex(f.Index).Tag.Lookup("class")
 		if !ok {
 			continue
@@ -72,12 +73,12 @@ var valueClassSpecs = func() []classSpec {
 	return out
 }()
 
-func parseClassTag(f *spec.ConfigField, tag string) (classSpec, error) {
+func parseClassTag(f *configtext.Field, tag string) (classSpec, error) {
 	cs := classSpec{field: f}
 	main, cond, hasCond := strings.Cut(tag, " if ")
 	if hasCond {
 		k, v, ok := strings.Cut(strings.TrimSpace(cond), "=")
-		cs.whenField = spec.LookupConfigField(k)
+		cs.whenField = configtext.Lookup(k)
 		if !ok || cs.whenField == nil {
 			return cs, fmt.Errorf("condition %q: expected KEY=VALUE of a setting", cond)
 		}
@@ -108,7 +109,7 @@ func parseClassTag(f *spec.ConfigField, tag string) (classSpec, error) {
 	case "bool":
 		cs.classes = []string{"on", "off"}
 	case "enum":
-		e, ok := reflect.Zero(ft).Interface().(spec.EnumNamer)
+		e, ok := reflect.Zero(ft).Interface().(configtext.EnumNamer)
 		if !ok {
 			return cs, fmt.Errorf("enum on a setting that is not an enumeration")
 		}
@@ -163,7 +164,7 @@ func SettingsWithoutValueClasses() []string {
 		has[cs.field.Key] = true
 	}
 	var out []string
-	for _, f := range spec.ConfigFields {
+	for _, f := range configtext.Fields {
 		if !has[f.Key] {
 			out = append(out, f.Key)
 		}

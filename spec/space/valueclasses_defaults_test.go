@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 
 	"github.com/kvcheck/kvcheck/spec/scenario"
 )
@@ -48,7 +48,7 @@ func TestDefaultRangesCoverValueClasses(t *testing.T) {
 		}
 	}
 	t.Logf("the default sweeps reach %d of %d value classes", count, len(all))
-	for _, f := range spec.ConfigFields {
+	for _, f := range configtext.Fields {
 		m, why := missing[f.Key], valueClassReasons[f.Key]
 		switch {
 		case len(m) > 0 && why == "":
@@ -60,7 +60,7 @@ func TestDefaultRangesCoverValueClasses(t *testing.T) {
 		}
 	}
 	for k := range valueClassReasons {
-		if spec.LookupConfigField(k) == nil {
+		if configtext.Lookup(k) == nil {
 			t.Errorf("valueClassReasons names %q, no setting", k)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
@@ -30,7 +31,7 @@ func TestBuiltinScenariosRoundTrip(t *testing.T) {
 			t.Errorf("%s: read back as %s %q %q %d %d", sc.Name, f.Kind, got.Name, got.Doc, got.Depth, got.MaxStates)
 		}
 		if !reflect.DeepEqual(got.Config, sc.Config) {
-			t.Errorf("%s: config read back as\n%s\nwant\n%s", sc.Name, spec.FormatConfig(&got.Config), spec.FormatConfig(&sc.Config))
+			t.Errorf("%s: config read back as\n%s\nwant\n%s", sc.Name, configtext.Format(&got.Config), configtext.Format(&sc.Config))
 		}
 		if !reflect.DeepEqual(got.Variants(), sc.Variants()) || !reflect.DeepEqual(got.Expect, sc.Expect) {
 			t.Errorf("%s: variants %v expect %v; want %v %v", sc.Name, got.Variants(), got.Expect, sc.Variants(), sc.Expect)
@@ -62,7 +63,7 @@ func TestSeed000DeploymentFindsTheDraftAdmissionCrash(t *testing.T) {
 	if f.Kind != KindTRTLLM || cfg.Loop != spec.PipelineLoop || cfg.Ranks != 2 || cfg.MaxDraftLen != 1 ||
 		!cfg.BlockReuse || !cfg.ChunkedPrefill || cfg.DraftPool != spec.UnpairedDraftPool || cfg.TokensPerBlock != 4 ||
 		cfg.TargetBlocks != 8 || cfg.DraftBlocks != 8 || cfg.MaxNumTokens != 8 || cfg.MaxBatchSize != 4 || len(cfg.Requests) != 3 {
-		t.Fatalf("%s:\n%s", f.Kind, spec.FormatConfig(&cfg))
+		t.Fatalf("%s:\n%s", f.Kind, configtext.Format(&cfg))
 	}
 	var mapped []string
 	for _, m := range f.Mapping {
@@ -104,7 +105,7 @@ func TestSeed000DeploymentFindsTheDraftAdmissionCrash(t *testing.T) {
 func TestConfigText(t *testing.T) {
 	sc := scenario.All()[0]
 	path := filepath.Join(t.TempDir(), "mine.txt")
-	os.WriteFile(path, []byte("# my configuration\n"+spec.FormatConfig(&sc.Config)), 0o644)
+	os.WriteFile(path, []byte("# my configuration\n"+configtext.Format(&sc.Config)), 0o644)
 	f, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +204,7 @@ func TestDerivation(t *testing.T) {
 			found = found || strings.Contains(m.Option, tt.mapped)
 		}
 		if !tt.check(&f.Scenario.Config) || !found {
-			t.Errorf("%s: mapped %v (%q named: %v):\n%s", tt.name, f.Mapping, tt.mapped, found, spec.FormatConfig(&f.Scenario.Config))
+			t.Errorf("%s: mapped %v (%q named: %v):\n%s", tt.name, f.Mapping, tt.mapped, found, configtext.Format(&f.Scenario.Config))
 		}
 	}
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 )
 
 // deepseekDeployment is the DeepSeek-style example: attention DP, MTP in
@@ -41,7 +42,7 @@ func TestDeepSeekDeployment(t *testing.T) {
 	cfg := f.Scenario.Config
 	if cfg.MaxDraftLen != 3 || cfg.ReserveDraftTokens != 3 || !cfg.AttentionDP || cfg.Ranks != 2 || cfg.DraftPool != spec.UnpairedDraftPool ||
 		!cfg.KVTransceiver || !cfg.BlockReuse || !cfg.PartialReuse || !cfg.ChunkedPrefill || cfg.Version != spec.VersionRC25 || cfg.CudaGraphPaddingDummies != 0 || cfg.RecomputePause {
-		t.Fatalf("derived:\n%s", spec.FormatConfig(&cfg))
+		t.Fatalf("derived:\n%s", configtext.Format(&cfg))
 	}
 	var ranks []uint8
 	for _, r := range cfg.Requests {
@@ -88,10 +89,10 @@ func TestDeepSeekDeployment(t *testing.T) {
 		t.Errorf("pressure ranges %s", got)
 	}
 	// 6 pages is the smallest pool that holds the longest request: 5 is refused.
-	if _, err := spec.ParseConfig(cfg, "target_blocks=5"); err == nil {
+	if _, err := configtext.Parse(cfg, "target_blocks=5"); err == nil {
 		t.Errorf("target_blocks=5 accepted: the sweep's lower end is not where the longest request barely fits")
 	}
-	if _, err := spec.ParseConfig(cfg, "target_blocks=6"); err != nil {
+	if _, err := configtext.Parse(cfg, "target_blocks=6"); err != nil {
 		t.Errorf("target_blocks=6: %v", err)
 	}
 	for _, g := range p.Goals {
@@ -258,7 +259,7 @@ func TestConfigOverride(t *testing.T) {
 	}
 	cfg := f.Scenario.Config
 	if cfg.TargetBlocks != 9 || cfg.MaxDraftLen != 2 || cfg.DraftBlocks != 14 || len(cfg.Requests) != 1 || cfg.Requests[0].PromptLen != 8 {
-		t.Fatalf("config:\n%s", spec.FormatConfig(&cfg))
+		t.Fatalf("config:\n%s", configtext.Format(&cfg))
 	}
 	m, ok := mappedWhy(f, "kv_cache_config.free_gpu_memory_fraction")
 	if !ok || !strings.HasSuffix(m.Why, "overridden: target_blocks (kvcheck.config, line 43)") {

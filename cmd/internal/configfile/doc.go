@@ -3,7 +3,7 @@
 // scenario files `kvcheck show-config` prints. A file is one of:
 //
 //   - kvcheck's own configuration text, the key=value lines that
-//     spec.ParseConfig reads and transcripts carry (detected by its first
+//     configtext.Parse reads and transcripts carry (detected by its first
 //     setting line);
 //   - a YAML file of TensorRT-LLM LLM API options, as given to
 //     `trtllm-serve --extra_llm_api_options` (kv_cache_config,

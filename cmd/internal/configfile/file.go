@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 
 	"github.com/kvcheck/kvcheck/spec/scenario"
 	"github.com/kvcheck/kvcheck/spec/yamlconf"
@@ -121,9 +122,9 @@ func scenarioName(path string) string {
 // alone, expected to break nothing, every request expected to finish.
 func parseConfigText(path string, data []byte) (*File, error) {
 	data, ranges := splitSweepLines(data)
-	cfg, err := spec.ParseConfig(spec.Config{}, string(data))
+	cfg, err := configtext.Parse(spec.Config{}, string(data))
 	if err != nil {
-		var ce *spec.ConfigError
+		var ce *configtext.Error
 		if errors.As(err, &ce) {
 			return nil, &yamlconf.Error{File: path, Line: ce.Line, Msg: ce.Msg}
 		}

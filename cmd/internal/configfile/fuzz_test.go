@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 
 	"github.com/kvcheck/kvcheck/spec/scenario"
 )
@@ -20,7 +20,7 @@ func FuzzParse(f *testing.F) {
 		if data, err := Format(sc); err == nil {
 			f.Add(data)
 		}
-		f.Add([]byte(spec.FormatConfig(&sc.Config)))
+		f.Add([]byte(configtext.Format(&sc.Config)))
 	}
 	f.Add([]byte("kvcheck:\n  requests: [{prompt_pages: 1, new_tokens: 1}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

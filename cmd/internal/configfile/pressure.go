@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 )
 
 // Pressure is how `kvcheck check --config` checks a TensorRT-LLM options
@@ -88,7 +89,7 @@ func pressureOf(cfg spec.Config, user []Range) *Pressure {
 // the longest request).
 func smallestValid(cfg spec.Config, key string, hi int) int {
 	for v := 1; v < hi; v++ {
-		if _, err := spec.ParseConfig(cfg, fmt.Sprintf("%s=%d", key, v)); err == nil {
+		if _, err := configtext.Parse(cfg, fmt.Sprintf("%s=%d", key, v)); err == nil {
 			return v
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/space"
 )
 
@@ -16,7 +17,7 @@ import (
 // all when a fix closes the seed's configuration but not the sweep.
 // The checks use and fill cache when it is not nil.
 func Annotate(rep *Report, v Variant, base spec.Config, search Search, cache *Cache) error {
-	seedText := spec.FormatConfig(&base)
+	seedText := configtext.Format(&base)
 	seed, err := checkText(v, seedText, search, cache)
 	if err != nil {
 		return fmt.Errorf("the base configuration: %v", err)
@@ -51,7 +52,7 @@ func Annotate(rep *Report, v Variant, base spec.Config, search Search, cache *Ca
 // checkText checks v on a configuration given as text, through cache
 // when it is not nil.
 func checkText(v Variant, text string, search Search, cache *Cache) (Record, error) {
-	cfg, err := spec.ParseConfig(spec.Config{}, text)
+	cfg, err := configtext.Parse(spec.Config{}, text)
 	if err != nil {
 		return Record{}, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
@@ -35,7 +36,7 @@ func references(opts Options, run func(sweep.Variant, spec.Config, sweep.Search)
 		if rec.Result != sweep.ResultViolation {
 			continue
 		}
-		f, err := ParseFinding(sc, spec.FormatConfig(&sc.Config), 0, rec.Invariant, rec.Message, rec.Group, rec.Trace, rec.Cycle)
+		f, err := ParseFinding(sc, configtext.Format(&sc.Config), 0, rec.Invariant, rec.Message, rec.Group, rec.Trace, rec.Cycle)
 		if err != nil {
 			continue
 		}

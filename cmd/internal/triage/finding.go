@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
@@ -27,7 +28,7 @@ type Finding struct {
 // configuration text, the trace and cycle lines (as sweep records and
 // check reports hold them).
 func ParseFinding(sc *scenario.Scenario, configText string, fixes spec.Fixes, invariant, message, group string, trace, cycle []string) (Finding, error) {
-	cfg, err := spec.ParseConfig(spec.Config{}, configText)
+	cfg, err := configtext.Parse(spec.Config{}, configText)
 	if err != nil {
 		return Finding{}, fmt.Errorf("the finding's configuration: %v", err)
 	}

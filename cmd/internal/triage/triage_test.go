@@ -10,6 +10,7 @@ import (
 	"github.com/kvcheck/kvcheck/cmd/internal/sweep"
 	"github.com/kvcheck/kvcheck/model"
 	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
 	"github.com/kvcheck/kvcheck/spec/scenario"
 )
 
@@ -23,7 +24,7 @@ func found(t *testing.T, name, text string, fixes ...string) Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := spec.ParseConfig(spec.Config{}, text)
+	cfg, err := configtext.Parse(spec.Config{}, text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestSecondTriageComesFromTheCache(t *testing.T) {
 // TestScaleTokens: scaling keeps every ratio to the page: token keys
 // scale, step tokens and pages do not, a partial page stays partial.
 func TestScaleTokens(t *testing.T) {
-	cfg, err := spec.ParseConfig(spec.Config{}, "tokens_per_block=4 max_draft_len=1 num_extra_kv_tokens=1 kv_reserve_draft_tokens=1 max_num_tokens=8 enable_chunked_prefill=true chunk_unit_size=4 target_blocks=9 draft_blocks=8 max_seq_len=14 max_batch_size=2 target_index_slots=2 draft_index_slots=2 draft_pool=unpaired ranks=1 loop=overlap\nrequest prompt=6 new=3 family=0 shared=4\nrequest prompt=4 new=1 sending_kv=true")
+	cfg, err := configtext.Parse(spec.Config{}, "tokens_per_block=4 max_draft_len=1 num_extra_kv_tokens=1 kv_reserve_draft_tokens=1 max_num_tokens=8 enable_chunked_prefill=true chunk_unit_size=4 target_blocks=9 draft_blocks=8 max_seq_len=14 max_batch_size=2 target_index_slots=2 draft_index_slots=2 draft_pool=unpaired ranks=1 loop=overlap\nrequest prompt=6 new=3 family=0 shared=4\nrequest prompt=4 new=1 sending_kv=true")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func TestCapacityEdge(t *testing.T) {
 		{base + "target_blocks=4 ranks=2 loop=overlap enable_attention_dp=true\nrequest prompt=6 new=1", true, "the pad dummy holds 1 page: the whole pool"},
 		{base + "target_blocks=5 ranks=2 loop=overlap enable_attention_dp=true\nrequest prompt=6 new=1", false, ""},
 	} {
-		cfg, err := spec.ParseConfig(spec.Config{}, tc.text)
+		cfg, err := configtext.Parse(spec.Config{}, tc.text)
 		if err != nil {
 			t.Fatal(err)
 		}

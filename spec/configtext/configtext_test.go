@@ -1,22 +1,40 @@
-package spec
+package configtext_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kvcheck/kvcheck/spec"
+	"github.com/kvcheck/kvcheck/spec/configtext"
+	"github.com/kvcheck/kvcheck/spec/scenario"
 )
+
+// lookup is the built-in scenario named name.
+func lookup(t *testing.T, name string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// draftAdmission is the built-in scenario draft-admission, the base of
+// most tests here.
+func draftAdmission(t *testing.T) *scenario.Scenario { return lookup(t, "draft-admission") }
 
 // TestConfigTextRoundTrip: every built-in scenario's configuration prints
 // as text that parses back to the same configuration.
 func TestConfigTextRoundTrip(t *testing.T) {
-	for _, sc := range testScenarios() {
-		text := FormatConfig(&sc.Config)
-		back, err := ParseConfig(Config{}, text)
+	for _, sc := range scenario.All() {
+		text := configtext.Format(&sc.Config)
+		back, err := configtext.Parse(spec.Config{}, text)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", sc.Name, err, text)
 		}
-		if FormatConfig(&back) != text {
-			t.Fatalf("%s: round trip changed the configuration:\n%s\n---\n%s", sc.Name, text, FormatConfig(&back))
+		if configtext.Format(&back) != text {
+			t.Fatalf("%s: round trip changed the configuration:\n%s\n---\n%s", sc.Name, text, configtext.Format(&back))
 		}
 	}
 }
@@ -24,15 +42,15 @@ func TestConfigTextRoundTrip(t *testing.T) {
 // TestConfigTextOverrides: settings not given keep the base's values and
 // request lines replace the base's requests.
 func TestConfigTextOverrides(t *testing.T) {
-	cfg, err := ParseConfig(draftAdmission.Config, "# smaller draft pool\ndraft_blocks=6\nrequest prompt=8 new=2\n")
+	cfg, err := configtext.Parse(draftAdmission(t).Config, "# smaller draft pool\ndraft_blocks=6\nrequest prompt=8 new=2\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.DraftBlocks != 6 || cfg.TargetBlocks != 8 || len(cfg.Requests) != 1 || cfg.Requests[0].Family != NoFamily {
+	if cfg.DraftBlocks != 6 || cfg.TargetBlocks != 8 || len(cfg.Requests) != 1 || cfg.Requests[0].Family != spec.NoFamily {
 		t.Fatalf("config %+v", cfg)
 	}
-	if len(draftAdmission.Config.Requests) != 3 {
-		t.Fatal("ParseConfig changed its base")
+	if len(draftAdmission(t).Config.Requests) != 3 {
+		t.Fatal("configtext.Parse changed its base")
 	}
 }
 
@@ -51,9 +69,9 @@ func TestConfigTextErrors(t *testing.T) {
 		"ranks=9":                    "ranks must be 1..4",
 		"max_draft_len=3\nearly_finish=true\nmax_batch_size=8": "more than 4096 environment choices",
 	} {
-		_, err := ParseConfig(draftAdmission.Config, text)
+		_, err := configtext.Parse(draftAdmission(t).Config, text)
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseConfig(%q) = %v; want an error containing %q", text, err, want)
+			t.Errorf("configtext.Parse(%q) = %v; want an error containing %q", text, err, want)
 		}
 	}
 }
@@ -62,9 +80,9 @@ func TestConfigTextErrors(t *testing.T) {
 // settings separated by spaces; the configuration is the same as with one
 // per line, and errors still name the line and the setting.
 func TestConfigTextSeveralSettingsPerLine(t *testing.T) {
-	for _, sc := range testScenarios() {
+	for _, sc := range scenario.All() {
 		var settings, requests []string
-		for _, line := range strings.Split(strings.TrimSpace(FormatConfig(&sc.Config)), "\n") {
+		for _, line := range strings.Split(strings.TrimSpace(configtext.Format(&sc.Config)), "\n") {
 			if strings.HasPrefix(line, "request ") {
 				requests = append(requests, line)
 			} else {
@@ -76,16 +94,16 @@ func TestConfigTextSeveralSettingsPerLine(t *testing.T) {
 			packed.WriteString(strings.Join(settings[i:min(i+5, len(settings))], "  ") + "\n")
 		}
 		packed.WriteString(strings.Join(requests, "\n"))
-		cfg, err := ParseConfig(Config{}, packed.String())
+		cfg, err := configtext.Parse(spec.Config{}, packed.String())
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", sc.Name, err, packed.String())
 		}
-		if FormatConfig(&cfg) != FormatConfig(&sc.Config) {
-			t.Errorf("%s: packed text gives\n%s\nwant\n%s", sc.Name, FormatConfig(&cfg), FormatConfig(&sc.Config))
+		if configtext.Format(&cfg) != configtext.Format(&sc.Config) {
+			t.Errorf("%s: packed text gives\n%s\nwant\n%s", sc.Name, configtext.Format(&cfg), configtext.Format(&sc.Config))
 		}
 	}
-	cfg, err := ParseConfig(draftAdmission.Config, "target_blocks=6 draft_blocks = 5\tranks=1")
-	if err != nil || cfg.TargetBlocks != 6 || cfg.DraftBlocks != 5 || cfg.Ranks != 1 || cfg.MaxBatchSize != draftAdmission.Config.MaxBatchSize {
+	cfg, err := configtext.Parse(draftAdmission(t).Config, "target_blocks=6 draft_blocks = 5\tranks=1")
+	if err != nil || cfg.TargetBlocks != 6 || cfg.DraftBlocks != 5 || cfg.Ranks != 1 || cfg.MaxBatchSize != draftAdmission(t).Config.MaxBatchSize {
 		t.Fatalf("config %+v, %v", cfg, err)
 	}
 	for text, want := range map[string]string{
@@ -98,19 +116,19 @@ func TestConfigTextSeveralSettingsPerLine(t *testing.T) {
 		"request prompt=4 new=1 ranks=1":   `line 1: request: unknown argument "ranks"`,
 		"ranks=1\ndraft_blocks= 5 x":       `line 2: expected key=value settings separated by spaces, or a request line, got "x"`,
 	} {
-		_, err := ParseConfig(draftAdmission.Config, text)
+		_, err := configtext.Parse(draftAdmission(t).Config, text)
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseConfig(%q) = %v; want an error containing %q", text, err, want)
+			t.Errorf("configtext.Parse(%q) = %v; want an error containing %q", text, err, want)
 		}
 	}
 }
 
-// TestEveryConfigFieldHasAKey: each Config field but the requests is a
+// TestEveryConfigFieldHasAKey: each spec.Config field but the requests is a
 // setting of the text form, under a key of its own, so a new field cannot
 // be left out of transcripts and configuration files.
 func TestEveryConfigFieldHasAKey(t *testing.T) {
 	seen := map[string]bool{}
-	typ := reflect.TypeOf(Config{})
+	typ := reflect.TypeOf(spec.Config{})
 	for i := 0; i < typ.NumField(); i++ {
 		f := typ.Field(i)
 		key := f.Tag.Get("kv")
@@ -125,24 +143,24 @@ func TestEveryConfigFieldHasAKey(t *testing.T) {
 		}
 		seen[key] = true
 	}
-	if len(ConfigKeys()) != len(seen) {
-		t.Errorf("%d keys registered, %d tagged fields", len(ConfigKeys()), len(seen))
+	if len(configtext.Keys()) != len(seen) {
+		t.Errorf("%d keys registered, %d tagged fields", len(configtext.Keys()), len(seen))
 	}
 }
 
 // TestConfigTextPerStageAndPreFix: per-stage lists and the pre-fix switch
 // list parse, print back, and reject what they cannot hold.
 func TestConfigTextPerStageAndPreFix(t *testing.T) {
-	base := ppHistoryCapacity.Config
-	cfg, err := ParseConfig(base, "stage_target_blocks=9,10\npre_fix=none")
+	base := lookup(t, "pp-history-capacity").Config
+	cfg, err := configtext.Parse(base, "stage_target_blocks=9,10\npre_fix=none")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.StageTargetBlocks != [MaxRanks]uint32{9, 10} || cfg.PreFixes != 0 {
+	if cfg.StageTargetBlocks != [spec.MaxRanks]uint32{9, 10} || cfg.PreFixes != 0 {
 		t.Fatalf("parsed %v %v", cfg.StageTargetBlocks, cfg.PreFixes)
 	}
-	if !strings.Contains(FormatConfig(&cfg), "stage_target_blocks=9,10\n") {
-		t.Fatalf("format:\n%s", FormatConfig(&cfg))
+	if !strings.Contains(configtext.Format(&cfg), "stage_target_blocks=9,10\n") {
+		t.Fatalf("format:\n%s", configtext.Format(&cfg))
 	}
 	for text, want := range map[string]string{
 		"stage_target_blocks=1,2,3,4,5": "at most 4 comma-separated integers",
@@ -151,23 +169,8 @@ func TestConfigTextPerStageAndPreFix(t *testing.T) {
 		"stage_target_blocks=0,2":       "stage 1 must hold the longest request",
 		"pre_fix=bogus":                 "unknown pre-fix switch \"bogus\"",
 	} {
-		if _, err := ParseConfig(base, text); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseConfig(%q) = %v; want an error containing %q", text, err, want)
-		}
-	}
-}
-
-// TestRequestLineReadsBack: a request line (FormatRequest, which
-// spec/space's RequestLines writes) reads back to the same template.
-func TestRequestLineReadsBack(t *testing.T) {
-	for _, r := range []RequestTemplate{
-		{PromptLen: 4, MaxNewTokens: 1, Family: NoFamily},
-		{PromptLen: 12, MaxNewTokens: 4, Family: 0, SharedPrefix: 8, Rank: 1, ReceivingKV: true},
-	} {
-		line := FormatRequest(r)
-		back, err := parseRequest(line)
-		if err != nil || back != r {
-			t.Errorf("%q reads back as %+v (%v), want %+v", line, back, err, r)
+		if _, err := configtext.Parse(base, text); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("configtext.Parse(%q) = %v; want an error containing %q", text, err, want)
 		}
 	}
 }

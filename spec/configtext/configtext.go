@@ -1,4 +1,4 @@
-package spec
+package configtext
 
 import (
 	"encoding"
@@ -7,78 +7,68 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/kvcheck/kvcheck/spec"
 )
 
-// ConfigField is one key of the configuration's text form, named after the
-// TensorRT-LLM option it stands for. Every field of Config with a `kv` tag
-// is one: the tag is its key and the `doc` tag its description, so a new
-// setting is one tagged field and nothing else. Key is the tag, Doc the
-// description and Index the field's index in Config (reflect's), for the
-// configuration spaces (spec/space) that range over the keys.
-type ConfigField struct {
+// Field is one key of the configuration's text form, named after the
+// TensorRT-LLM option it stands for. Every field of spec.Config with a
+// `kv` tag is one: the tag is its key and the `doc` tag its description,
+// so a new setting is one tagged field and nothing else. Key is the tag,
+// Doc the description and Index the field's index in spec.Config
+// (reflect's), for the configuration spaces (spec/space) that range over
+// the keys.
+type Field struct {
 	Key   string
 	Doc   string
 	Index []int
 }
 
-// ConfigFields lists every scalar key of the text form in the order of
-// Config's fields. Nothing may change it: it is the text form.
-var ConfigFields = func() []ConfigField {
-	var out []ConfigField
-	t := reflect.TypeOf(Config{})
+// Fields lists every scalar key of the text form in the order of
+// spec.Config's fields. Nothing may change it: it is the text form.
+var Fields = func() []Field {
+	var out []Field
+	t := reflect.TypeOf(spec.Config{})
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		key, ok := f.Tag.Lookup("kv")
 		if !ok {
 			continue
 		}
-		out = append(out, ConfigField{Key: key, Doc: f.Tag.Get("doc"), Index: f.Index})
+		out = append(out, Field{Key: key, Doc: f.Tag.Get("doc"), Index: f.Index})
 		if _, err := formatValue(reflect.New(f.Type).Elem()); err != nil {
-			panic(fmt.Sprintf("spec: configuration field %s: %v", f.Name, err))
+			panic(fmt.Sprintf("configtext: configuration field %s: %v", f.Name, err))
 		}
 	}
 	return out
 }()
 
-// ConfigKey is one setting of the text form: its key and description.
-type ConfigKey struct{ Key, Doc string }
+// Key is one setting of the text form: its key and description.
+type Key struct{ Key, Doc string }
 
-// ConfigKeys lists every setting of the text form, in order.
-func ConfigKeys() []ConfigKey {
-	out := make([]ConfigKey, len(ConfigFields))
-	for i, f := range ConfigFields {
-		out[i] = ConfigKey{f.Key, f.Doc}
+// Keys lists every setting of the text form, in order.
+func Keys() []Key {
+	out := make([]Key, len(Fields))
+	for i, f := range Fields {
+		out[i] = Key{f.Key, f.Doc}
 	}
 	return out
 }
 
 // EnumNamer is an enumeration of the configuration: Names are its value
-// names, by value, as the text form writes them.
+// names, by value, as the text form writes them. spec's enumerations
+// (DraftPoolMode, LoopKind, CodeVersion, ...) declare Names beside their
+// String, which reads it.
 type EnumNamer interface{ Names() []string }
 
-func (DraftPoolMode) Names() []string { return []string{"none", "unpaired", "paired"} }
-func (DraftViewMode) Names() []string { return []string{"same-as-target", "lag-by-reuse"} }
-func (CodeVersion) Names() []string {
-	out := make([]string, numVersions)
-	for v := range versionRegistry {
-		out[v] = versionRegistry[v].name
-	}
-	return out
-}
-func (LoopKind) Names() []string { return []string{"non-overlap", "overlap", "pipeline"} }
-func (Switch) Names() []string   { return []string{"true", "false"} }
-func (BlockReusePolicy) Names() []string {
-	return []string{"all_reusable", "per_request"}
-}
-
 // Value is the field's value in c as the text form writes it.
-func (f *ConfigField) Value(c *Config) string {
+func (f *Field) Value(c *spec.Config) string {
 	text, _ := formatValue(reflect.ValueOf(c).Elem().FieldByIndex(f.Index))
 	return text
 }
 
 // Set parses text into the field of c; the error says what was expected.
-func (f *ConfigField) Set(c *Config, text string) error {
+func (f *Field) Set(c *spec.Config, text string) error {
 	return ParseValue(reflect.ValueOf(c).Elem().FieldByIndex(f.Index), text)
 }
 
@@ -134,7 +124,7 @@ func ParseValue(v reflect.Value, text string) error {
 	}
 	switch v.Kind() {
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		limit := min(uint64(1)<<(8*v.Type().Size())-1, MaxRealTokens)
+		limit := min(uint64(1)<<(8*v.Type().Size())-1, spec.MaxRealTokens)
 		n, err := strconv.ParseUint(text, 10, 64)
 		if err != nil || n > limit {
 			return fmt.Errorf("expected an integer 0..%d, got %q", limit, text)
@@ -154,7 +144,7 @@ func ParseValue(v reflect.Value, text string) error {
 			return fmt.Errorf("expected at most %d comma-separated integers (one per stage), got %q", v.Len(), text)
 		}
 		v.SetZero()
-		limit := min(uint64(1)<<(8*v.Type().Elem().Size())-1, MaxRealPages)
+		limit := min(uint64(1)<<(8*v.Type().Elem().Size())-1, spec.MaxRealPages)
 		for i, part := range parts {
 			n, err := strconv.ParseUint(part, 10, 64)
 			if err != nil || n > limit {
@@ -167,11 +157,11 @@ func ParseValue(v reflect.Value, text string) error {
 	return fmt.Errorf("type %s has no text form", v.Type())
 }
 
-// FormatConfig renders cfg as text that ParseConfig reads back: one
+// Format renders cfg as text that Parse reads back: one
 // "key=value" line per setting, then one "request ..." line per request.
-func FormatConfig(cfg *Config) string {
+func Format(cfg *spec.Config) string {
 	var b strings.Builder
-	for _, f := range ConfigFields {
+	for _, f := range Fields {
 		fmt.Fprintf(&b, "%s=%s\n", f.Key, f.Value(cfg))
 	}
 	for _, r := range cfg.Requests {
@@ -184,9 +174,9 @@ func FormatConfig(cfg *Config) string {
 // FormatRequest writes a request line with prompt and new, and family,
 // shared, rank and receiving_kv only where they differ from parseRequest's
 // defaults (none, 0, 0, false).
-func FormatRequest(r RequestTemplate) string {
+func FormatRequest(r spec.RequestTemplate) string {
 	line := fmt.Sprintf("request prompt=%d new=%d", r.PromptLen, r.MaxNewTokens)
-	if r.Family != NoFamily {
+	if r.Family != spec.NoFamily {
 		line += fmt.Sprintf(" family=%d", r.Family)
 	}
 	if r.SharedPrefix != 0 {
@@ -204,35 +194,36 @@ func FormatRequest(r RequestTemplate) string {
 	return line
 }
 
-// ConfigError is a configuration text error at a line (1-based, relative to
-// the text given to ParseConfig).
-type ConfigError struct {
+// Error is a configuration text error at a line (1-based, relative to
+// the text given to Parse).
+type Error struct {
 	Line int
 	Msg  string
 }
 
-func (e *ConfigError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+func (e *Error) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
-// ParseConfig applies the settings in text to a copy of base and returns
-// it, validated. A line holds one or more "key=value" settings separated by
+// Parse applies the settings in text to a copy of base and returns it,
+// validated. A line holds one or more "key=value" settings separated by
 // spaces, or one "request ..." line; keys not given keep base's values, and
 // "request" lines, if any, replace base's requests. Blank lines and lines
 // starting with '#' are ignored. Errors name the line and what was
-// expected. The result fits the explored state (Config.Validate).
-func ParseConfig(base Config, text string) (Config, error) {
-	return parseConfig(base, text, (*Config).Validate)
+// expected. The result fits the explored state (spec.Config.Validate).
+func Parse(base spec.Config, text string) (spec.Config, error) {
+	return parse(base, text, (*spec.Config).Validate)
 }
 
-// ParseRealConfig is ParseConfig for a configuration at its real sizes
-// (Config.ValidateReal), as `kvcheck lin` checks histories against.
-func ParseRealConfig(base Config, text string) (Config, error) {
-	return parseConfig(base, text, (*Config).ValidateReal)
+// ParseReal is Parse for a configuration at its real sizes
+// (spec.Config.ValidateReal), as `kvcheck lin` checks histories against.
+func ParseReal(base spec.Config, text string) (spec.Config, error) {
+	return parse(base, text, (*spec.Config).ValidateReal)
 }
 
-func parseConfig(base Config, text string, validate func(*Config) error) (Config, error) {
+// parse is Parse and ParseReal, with validate the check of the result.
+func parse(base spec.Config, text string, validate func(*spec.Config) error) (spec.Config, error) {
 	cfg := base
-	cfg.Requests = append([]RequestTemplate(nil), base.Requests...)
-	var requests []RequestTemplate
+	cfg.Requests = append([]spec.RequestTemplate(nil), base.Requests...)
+	var requests []spec.RequestTemplate
 	seen := map[string]int{}
 	for i, line := range strings.Split(text, "\n") {
 		lineNo := i + 1
@@ -243,29 +234,29 @@ func parseConfig(base Config, text string, validate func(*Config) error) (Config
 		if strings.HasPrefix(line, "request ") || line == "request" {
 			r, err := parseRequest(line)
 			if err != nil {
-				return Config{}, &ConfigError{lineNo, err.Error()}
+				return spec.Config{}, &Error{lineNo, err.Error()}
 			}
 			requests = append(requests, r)
 			continue
 		}
 		for _, pair := range strings.Fields(spacedEquals.ReplaceAllString(line, "=")) {
 			if pair == "request" {
-				return Config{}, &ConfigError{lineNo, "a request must be on a line of its own, starting with \"request\""}
+				return spec.Config{}, &Error{lineNo, "a request must be on a line of its own, starting with \"request\""}
 			}
 			key, value, ok := strings.Cut(pair, "=")
 			if !ok {
-				return Config{}, &ConfigError{lineNo, fmt.Sprintf("expected key=value settings separated by spaces, or a request line, got %q", pair)}
+				return spec.Config{}, &Error{lineNo, fmt.Sprintf("expected key=value settings separated by spaces, or a request line, got %q", pair)}
 			}
-			f := LookupConfigField(key)
+			f := Lookup(key)
 			if f == nil {
-				return Config{}, &ConfigError{lineNo, fmt.Sprintf("unknown setting %q; expected one of: %s", key, configKeys())}
+				return spec.Config{}, &Error{lineNo, fmt.Sprintf("unknown setting %q; expected one of: %s", key, keyList())}
 			}
 			if prev, dup := seen[key]; dup {
-				return Config{}, &ConfigError{lineNo, fmt.Sprintf("%s already set on line %d", key, prev)}
+				return spec.Config{}, &Error{lineNo, fmt.Sprintf("%s already set on line %d", key, prev)}
 			}
 			seen[key] = lineNo
 			if err := f.Set(&cfg, value); err != nil {
-				return Config{}, &ConfigError{lineNo, fmt.Sprintf("%s: %v", key, err)}
+				return spec.Config{}, &Error{lineNo, fmt.Sprintf("%s: %v", key, err)}
 			}
 		}
 	}
@@ -273,7 +264,7 @@ func parseConfig(base Config, text string, validate func(*Config) error) (Config
 		cfg.Requests = requests
 	}
 	if err := validate(&cfg); err != nil {
-		return Config{}, err
+		return spec.Config{}, err
 	}
 	return cfg, nil
 }
@@ -282,19 +273,20 @@ func parseConfig(base Config, text string, validate func(*Config) error) (Config
 // setting may have.
 var spacedEquals = regexp.MustCompile(`[ \t]*=[ \t]*`)
 
-// LookupConfigField is the field of the text form's key, nil if none.
-func LookupConfigField(key string) *ConfigField {
-	for i := range ConfigFields {
-		if ConfigFields[i].Key == key {
-			return &ConfigFields[i]
+// Lookup is the field of the text form's key, nil if none.
+func Lookup(key string) *Field {
+	for i := range Fields {
+		if Fields[i].Key == key {
+			return &Fields[i]
 		}
 	}
 	return nil
 }
 
-func configKeys() string {
-	keys := make([]string, len(ConfigFields))
-	for i, f := range ConfigFields {
+// keyList is every key, comma-separated, for the error of an unknown one.
+func keyList() string {
+	keys := make([]string, len(Fields))
+	for i, f := range Fields {
 		keys[i] = f.Key
 	}
 	return strings.Join(keys, ", ")
@@ -304,8 +296,8 @@ func configKeys() string {
 // receiving_kv=false sending_kv=false"; family, shared, rank, receiving_kv
 // and sending_kv are optional
 // (none, 0, 0, false).
-func parseRequest(line string) (RequestTemplate, error) {
-	r := RequestTemplate{Family: NoFamily}
+func parseRequest(line string) (spec.RequestTemplate, error) {
+	r := spec.RequestTemplate{Family: spec.NoFamily}
 	fields := strings.Fields(line)[1:]
 	got := map[string]bool{}
 	for _, f := range fields {
@@ -334,7 +326,7 @@ func parseRequest(line string) (RequestTemplate, error) {
 		}
 		limit := 255
 		if key == "prompt" || key == "new" || key == "shared" {
-			limit = MaxRealTokens
+			limit = spec.MaxRealTokens
 		}
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 0 || n > limit {
