@@ -62,7 +62,7 @@ func OpenCache(dir string) (*Cache, error) {
 // Dir is the cache's directory for this engine.
 func (c *Cache) Dir() string { return filepath.Join(c.dir, c.engine[:16]) }
 
-// Key is the cache key of a configuration (its spec.ConfigKey) under v and search.
+// Key is the cache key of a configuration (its identity, space.ConfigIdentity) under v and search.
 func (c *Cache) Key(v Variant, search Search, configKey string) string {
 	text := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%v\x00%s", c.engine, v.Label(), search.Depth, search.MaxStates, search.Liveness, configKey)
 	if len(search.Invariants) > 0 {
