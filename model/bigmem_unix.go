@@ -22,7 +22,7 @@ func allocWords(n int) []uint64 {
 	if n < mappedWords {
 		return make([]uint64, n)
 	}
-	b, err := syscall.Mmap(-1, 0, n*8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	b, err := syscall.Mmap(-1, 0, n*8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE|populate)
 	if err != nil {
 		return make([]uint64, n)
 	}
