@@ -114,6 +114,11 @@ type GoalResult struct {
 // Progress is how far a search has gone.
 type Progress struct {
 	States, Transitions, Depth int
+	// Rederive is empty in the search the options ask for; after a
+	// partial-order-reduced search, while the unreduced search that
+	// rederive runs goes on, it says why that search runs (its counts
+	// start again from zero).
+	Rederive string
 }
 
 // Result summarises a Check run.

@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // PartialOrder is implemented by a spec whose actions are mostly steps of
 // processes that act alone (the KV-cache spec: ranks between two
@@ -151,6 +154,11 @@ func rederive[S, A any](spec Spec[S, A], opts Options, res *Result[A], depthCut 
 	if depthCut || livelock {
 		full := opts
 		full.PartialOrder = false
+		if depthCut {
+			full.Progress = rederiveProgress(opts.Progress, fmt.Sprintf("the reduced search reached the depth bound %d, which proves nothing about shorter unreduced paths; raise the depth to keep the reduction", opts.MaxDepth))
+		} else {
+			full.Progress = rederiveProgress(opts.Progress, "the reduced search found a livelock, whose shortest stem needs the unreduced graph")
+		}
 		r := Check(spec, full)
 		if !depthCut && (r.Interrupted || r.OutOfMemory || r.Err != nil) {
 			res.Rederived = r.States
@@ -172,6 +180,7 @@ func rederive[S, A any](spec Spec[S, A], opts Options, res *Result[A], depthCut 
 	}
 	full := opts
 	full.PartialOrder, full.Liveness, full.MaxDepth = false, false, depth
+	full.Progress = rederiveProgress(opts.Progress, fmt.Sprintf("the reduced search found a violation at depth %d; an unreduced search to that depth finds the shortest", depth))
 	r := Check(spec, full)
 	res.Rederived = r.States
 	if r.Interrupted || r.OutOfMemory || r.Err != nil {
@@ -196,5 +205,17 @@ func rederive[S, A any](spec Spec[S, A], opts Options, res *Result[A], depthCut 
 	res.Violations = out
 	for i := range res.Goals {
 		res.Goals[i].Reached = res.Goals[i].Reached || r.Goals[i].Reached
+	}
+}
+
+// rederiveProgress is progress with the reason why rederive runs an
+// unreduced search, or nil when progress is.
+func rederiveProgress(progress func(Progress), why string) func(Progress) {
+	if progress == nil {
+		return nil
+	}
+	return func(p Progress) {
+		p.Rederive = why
+		progress(p)
 	}
 }

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kvcheck/kvcheck/model"
@@ -132,12 +133,17 @@ func TestPartialOrderParallel(t *testing.T) {
 // TestPartialOrderDepthBound: with a depth bound the reduced search, which
 // runs process 0 first, is cut before it reaches process 1's violation
 // (depth 2 in the full graph); the unreduced search with the same bound
-// replaces it, so the violation is found as without the reduction.
+// replaces it, so the violation is found as without the reduction; its
+// progress says why it runs.
 func TestPartialOrderDepthBound(t *testing.T) {
 	spec := procCounters{procs: 2, limit: 4}
 	want := model.Check[procState, int](spec, model.Options{MaxDepth: 3})
-	got := model.Check[procState, int](spec, model.Options{MaxDepth: 3, PartialOrder: true})
+	var reasons []string
+	got := model.Check[procState, int](spec, model.Options{MaxDepth: 3, PartialOrder: true, Progress: func(p model.Progress) { reasons = append(reasons, p.Rederive) }})
 	if len(want.Violations) != 1 || len(got.Violations) != 1 || got.Violations[0].Depth != 2 || got.States != want.States || !got.PartialOrder || got.Rederived == 0 {
 		t.Errorf("unreduced: %d states, violations %+v; reduced: %d states, violations %+v, re-derived %d", want.States, want.Violations, got.States, got.Violations, got.Rederived)
+	}
+	if len(reasons) < 2 || reasons[0] != "" || !strings.Contains(reasons[len(reasons)-1], "reached the depth bound 3") {
+		t.Errorf("progress reasons %q: want the reduced search's (empty) first and the depth bound's last", reasons)
 	}
 }

@@ -172,15 +172,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if opts.json || opts.pressure.shard != "" {
 		derivation = stderr
 	}
-	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "check", opts.quiet}.variants(derivation)
+	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "check", opts.quiet, opts.pressure.on}.variants(derivation)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck check: %v\n", err)
 		return exitUsage
-	}
-	if !opts.pressure.on {
-		for i := range variants {
-			variants[i].pressure = nil
-		}
 	}
 	opts.rewriteLine = rewriteCommand(append([]string{"check"}, args...))
 	if opts.out != "" {
@@ -297,7 +292,11 @@ func checkVariant(v variant, opts checkOptions) (checkReport, error) {
 		Stop:      opts.interrupt.stopped,
 		Progress: func(p model.Progress) {
 			opts.progress.update(func(elapsed time.Duration) string {
-				return fmt.Sprintf("%d states, %d states/s, depth %d, %.1fs", p.States, perSecond(p.States, elapsed), p.Depth, elapsed.Seconds())
+				line := fmt.Sprintf("%d states, %d states/s, depth %d, %.1fs", p.States, perSecond(p.States, elapsed), p.Depth, elapsed.Seconds())
+				if p.Rederive != "" {
+					line += " (searching again without --por: " + p.Rederive + ")"
+				}
+				return line
 			})
 		},
 		KeepGoing:    opts.keepGoing,

@@ -22,6 +22,10 @@ type selection struct {
 	command string
 	// quiet prints a --config file's warnings but not its mapping.
 	quiet bool
+	// pressure is whether the command checks a TensorRT-LLM options file
+	// on its pressure sweep (check without --pressure=false); otherwise
+	// the file's sweep is dropped, and its derivation does not claim it.
+	pressure bool
 }
 
 // variants expands a selection: the built-in scenarios named (all of them
@@ -52,6 +56,9 @@ func (s selection) variants(w io.Writer) ([]variant, error) {
 		f, err := loadConfig(path)
 		if err != nil {
 			return nil, fmt.Errorf("--config: %v\nreproduce: %s %s --config %s", err, commandName(), s.command, path)
+		}
+		if !s.pressure {
+			f.Pressure = nil
 		}
 		if s.quiet {
 			printWarnings(w, f)

@@ -48,7 +48,7 @@ func TestConfigSeedDeployment(t *testing.T) {
 	// --pressure=false checks the derived configuration alone: the crash,
 	// at the file's own 8-page pools.
 	code, out, errOut = runKvcheck("check", "--config", seedDeployment, "--fix", "none", "--pressure=false")
-	if code != exitOK || strings.Contains(out, "pressure sweep of") || !strings.Contains(out, "no-crash-on-refusal  as expected  12") {
+	if code != exitOK || strings.Contains(out, "pressure sweep of") || strings.Contains(out, "checked on the pressure sweep") || !strings.Contains(out, "no-crash-on-refusal  as expected  12") {
 		t.Fatalf("--pressure=false: exit %d\n%s%s", code, out, errOut)
 	}
 }

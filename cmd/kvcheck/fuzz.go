@@ -119,7 +119,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	if opts.json {
 		derivation = stderr
 	}
-	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "fuzz", opts.quiet}.variants(derivation)
+	variants, err := selection{opts.scenarios, opts.fixes, opts.configs, "fuzz", opts.quiet, false}.variants(derivation)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvcheck fuzz: %v\n", err)
 		return exitUsage
