@@ -14,8 +14,8 @@ import (
 // doing so. Nothing carried over changes a result: the visited set is
 // empty, blocks and buffers are written before they are read, a worker's
 // caches of parts are exact (decode) or keyed by the part's hash (encode,
-// as the fingerprint is), and its memo of Part invariants is keyed by the
-// search (search.salt).
+// as the fingerprint is), and its memos of Part invariants and of local
+// steps are keyed by the search (search.salt).
 type searchTables struct {
 	visited *visitedSet
 	blocks  [][]byte

@@ -31,6 +31,11 @@ func TestTablesCarryNothing(t *testing.T) {
 		maxSeqLen   uint32 // 0: the scenario's
 	}{
 		{"adp-dummy-leak", 1, 2, 3, 0},
+		// The same layout under another fix: the same rank and head, under
+		// the same action, step elsewhere, so a memo of local steps that
+		// outlived its search would give the fix's successors to the real
+		// code.
+		{"adp-dummy-leak", 0, 2, 3, 0},
 		{"adp-dummy-leak", 0, 4, 2, 0},
 		{"adp-dummy-leak", 1, 3, 3, 0},
 		{"draft-admission", 0, 1, 2, 0},

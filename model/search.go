@@ -47,6 +47,7 @@ type search[S, A any] struct {
 	codec    codec[S]
 	into     NextWriter[S, A] // the spec's in-place Next, or nil
 	local    LocalSteps[A]    // the spec's rank-local steps, when its parts may be trusted to stay put (no symmetry), or nil
+	memo     bool             // local steps come from the workers' memos (stepmemo.go)
 	visited  *visitedSet
 	links    parentLinks
 	count    int         // states stored: the next state index
@@ -161,6 +162,7 @@ type worker[S, A any] struct {
 	// holds (judge.go).
 	partMemo []uint64
 	parts    *partCache // for a Partitioned spec (segments.go)
+	steps    *stepMemo  // memo of local steps (stepmemo.go), made on first use
 	round    roundSet   // with several workers, this round's candidates (roundset.go)
 	touched  uint64     // keeps visitedSet.touch's loads from being optimized away
 	// owned[o] lists, with several workers, the candidates whose shard
@@ -220,6 +222,7 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 	s.into, _ = unwrap(spec).(NextWriter[S, A])
 	if s.codec.segs.parts && s.sym == nil {
 		s.local, _ = unwrap(spec).(LocalSteps[A])
+		s.memo = memoizable(s, spec)
 	}
 	if s.codec.segs.parts {
 		for _, inv := range s.invariants {
@@ -567,6 +570,24 @@ func (s *search[S, A]) keep(w *worker[S, A], k int, fp uint64, isNew bool, goals
 // encoded, by addCandidates.
 func (s *search[S, A]) successor(w *worker[S, A], st *S, k int) {
 	next := &w.successors[k]
+	// A rank-local step of a spec whose local steps are pure may come from
+	// w's memo of them (stepmemo.go), hashes and all.
+	l := s.codec.segs
+	n := l.count()
+	var h []uint64
+	part, local := -1, false
+	if s.local != nil {
+		part, local = s.local.LocalPart(w.actions[k])
+	}
+	var key uint64
+	if local && s.memo {
+		h = w.segHashes[k*n : (k+1)*n]
+		var hit bool
+		if key, hit = s.memoStep(w, st, k, part, h); hit {
+			w.fps[k] = combineHashes(h)
+			return
+		}
+	}
 	if s.into != nil {
 		s.into.NextInto(next, st, w.actions[k])
 	} else {
@@ -579,15 +600,11 @@ func (s *search[S, A]) successor(w *worker[S, A], st *S, k int) {
 	}
 	// Segment by segment: the ones the step left as they were in st keep
 	// st's hashes.
-	l := s.codec.segs
-	n := l.count()
-	h := w.segHashes[k*n : (k+1)*n]
+	h = w.segHashes[k*n : (k+1)*n]
 	p, q := unsafe.Pointer(next), unsafe.Pointer(st)
 	maybe := ^uint64(0) // the segments the step may have changed
-	if s.local != nil {
-		if part, ok := s.local.LocalPart(w.actions[k]); ok {
-			maybe = 1 | 1<<(1+part)
-		}
+	if local {
+		maybe = 1 | 1<<(1+part)
 	}
 	var changed uint64
 	for j := range h {
@@ -600,6 +617,9 @@ func (s *search[S, A]) successor(w *worker[S, A], st *S, k int) {
 	}
 	w.changed[k] = changed
 	w.fps[k] = combineHashes(h)
+	if local && s.memo {
+		s.rememberStep(w, key, k, part, h, changed)
+	}
 }
 
 // decodeFrontier decodes the frontier state enc into w.state: for a

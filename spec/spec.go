@@ -404,8 +404,16 @@ func (sp *Spec) LocalPart(a Action) (part int, local bool) {
 	return int(r), !collective
 }
 
+// MemoizeLocalSteps is the checker's licence to memoize rank-local steps
+// (model.PureLocalSteps): a rank-local step reads only the shared head,
+// its own rank and the configuration (TestLocalStepsReadTheirRankOnly),
+// and Next has no effect outside its successor unless it records
+// coverage.
+func (sp *Spec) MemoizeLocalSteps() bool { return sp.Cover == nil }
+
 var _ model.ByteStates = (*Spec)(nil)
 var _ model.LocalSteps[Action] = (*Spec)(nil)
+var _ model.PureLocalSteps = (*Spec)(nil)
 
 // StateSize is the number of leading bytes of State that the configured
 // ranks use: State's fields end with Ranks, and the ranks past
