@@ -70,12 +70,14 @@ func stepKey(salt, head, part uint64, r int, act []byte) uint64 {
 	return foldMul(x^hashState(act), 0xd6e8feb86659fd93) | 1
 }
 
-// memoizable reports whether s may memoize the spec's local steps: a
-// Partitioned spec with LocalSteps that claims them pure, with actions
-// free of pointers, and parts numbered below 256.
+// memoizable reports whether s may and should memoize the spec's local
+// steps: a Partitioned spec with LocalSteps that claims them pure, with
+// actions free of pointers, and two to 256 parts. With one part the head
+// and the part are the whole state, which a search expands once, so no
+// step would repeat.
 func memoizable[S, A any](s *search[S, A], spec Spec[S, A]) bool {
 	p, ok := unwrap(spec).(PureLocalSteps)
-	if !ok || s.local == nil || !p.MemoizeLocalSteps() || s.codec.segs.count()-1 > 256 {
+	if parts := s.codec.segs.count() - 1; !ok || s.local == nil || !p.MemoizeLocalSteps() || parts < 2 || parts > 256 {
 		return false
 	}
 	return pointerPath(reflect.TypeFor[A](), "A") == ""
