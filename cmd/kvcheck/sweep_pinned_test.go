@@ -65,13 +65,13 @@ func lastLines(out string, n int) string {
 const allProfilesFile = "testdata/sweep-profiles-all.txt"
 
 // TestPinnedSweepProfilesAll: every default sweep's verdict profile is the
-// one allProfilesFile pins. It takes about 13 minutes of CPU, too long for
+// one allProfilesFile pins. It takes about 7 minutes of CPU, too long for
 // make test, so it runs only with KVCHECK_SWEEP_ALL=1 (`make
 // sweep-profiles`); TestPinnedSweepProfiles checks the small sweeps in
 // every run.
 func TestPinnedSweepProfilesAll(t *testing.T) {
 	if os.Getenv("KVCHECK_SWEEP_ALL") != "1" {
-		t.Skip("every default sweep: about 13 minutes of CPU; KVCHECK_SWEEP_ALL=1 (make sweep-profiles) runs it")
+		t.Skip("every default sweep: about 7 minutes of CPU; KVCHECK_SWEEP_ALL=1 (make sweep-profiles) runs it")
 	}
 	code, out, errOut := runKvcheck("sweep", "--no-cache", "--triage=false", "--expect-profile", allProfilesFile)
 	if code != exitOK {
