@@ -26,7 +26,7 @@ type Partitioned interface {
 // only those two segments of a successor with its parent's and takes the
 // parent's hashes for the others, instead of comparing every part. A
 // wrong answer here merges states that differ, so the spec's tests must
-// check it on reachable states (spec's TestPartialOrderSpecRules); the
+// check it on reachable states (spec's TestLocalPartsStayPut); the
 // search does not use it under symmetry reduction, whose canonical form
 // may move parts.
 type LocalSteps[A any] interface {
