@@ -155,7 +155,7 @@ func rederive[S, A any](spec Spec[S, A], opts Options, res *Result[A], depthCut 
 		full := opts
 		full.PartialOrder = false
 		if depthCut {
-			full.Progress = rederiveProgress(opts.Progress, fmt.Sprintf("the reduced search reached the depth bound %d, which proves nothing about shorter unreduced paths; raise the depth to keep the reduction", opts.MaxDepth))
+			full.Progress = rederiveProgress(opts.Progress, fmt.Sprintf("the reduced search reached the depth bound %d, and its paths may be longer than the unreduced ones, so it proves nothing up to that depth; a larger depth bound keeps the reduction", opts.MaxDepth))
 		} else {
 			full.Progress = rederiveProgress(opts.Progress, "the reduced search found a livelock, whose shortest stem needs the unreduced graph")
 		}
