@@ -574,14 +574,13 @@ func (s *search[S, A]) successor(w *worker[S, A], st *S, k int) {
 	// w's memo of them (stepmemo.go), hashes and all.
 	l := s.codec.segs
 	n := l.count()
-	var h []uint64
+	h := w.segHashes[k*n : (k+1)*n] // empty unless the spec is ByteStates
 	part, local := -1, false
 	if s.local != nil {
 		part, local = s.local.LocalPart(w.actions[k])
 	}
 	var key uint64
 	if local && s.memo {
-		h = w.segHashes[k*n : (k+1)*n]
 		var hit bool
 		if key, hit = s.memoStep(w, st, k, part, h); hit {
 			w.fps[k] = combineHashes(h)
@@ -600,7 +599,6 @@ func (s *search[S, A]) successor(w *worker[S, A], st *S, k int) {
 	}
 	// Segment by segment: the ones the step left as they were in st keep
 	// st's hashes.
-	h = w.segHashes[k*n : (k+1)*n]
 	p, q := unsafe.Pointer(next), unsafe.Pointer(st)
 	maybe := ^uint64(0) // the segments the step may have changed
 	if local {
