@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -331,6 +332,40 @@ func TestParallelMatchesSequential(t *testing.T) {
 			got.Elapsed, got.Usage = 0, model.Usage{}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%+v: got %+v, want %+v", opts, summarize(got), summarize(want))
+			}
+		}
+	}
+}
+
+// TestParallelSplitChangesNothing cuts the rounds of searches with several
+// workers at random places, empty chunks included, instead of by the
+// workers' speed: whichever states the first worker (which stores as it
+// expands) and the others (which read alongside it) get, the result is
+// the sequential search's.
+func TestParallelSplitChangesNothing(t *testing.T) {
+	g := randomGraph(40000)
+	rng := rand.New(rand.NewPCG(3, 5))
+	defer model.SplitRoundsWith(func(n, w int) []int {
+		bounds := make([]int, w+1)
+		for i := 1; i < w; i++ {
+			bounds[i] = rng.IntN(n + 1)
+		}
+		bounds[w] = n
+		slices.Sort(bounds)
+		return bounds
+	})()
+	for _, opts := range []model.Options{{}, {KeepGoing: true}, {KeepGoing: true, MaxStates: 12345}} {
+		opts.Workers = 1
+		want := model.Check(g, opts)
+		want.Elapsed, want.Usage = 0, model.Usage{}
+		for _, workers := range []int{2, 3} {
+			for range 3 {
+				opts.Workers = workers
+				got := model.Check(g, opts)
+				got.Elapsed, got.Usage = 0, model.Usage{}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%+v, split at random: got %+v, want %+v", opts, summarize(got), summarize(want))
+				}
 			}
 		}
 	}

@@ -9,3 +9,7 @@ import "unsafe"
 //
 //go:noescape
 func prefetch(p unsafe.Pointer)
+
+// spinPause tells the processor that the goroutine is spinning, waiting
+// (PAUSE), which saves power and lets a waiting loop leave it promptly.
+func spinPause()

@@ -5,3 +5,8 @@ TEXT ·prefetch(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), AX
 	PREFETCHT0 (AX)
 	RET
+
+// func spinPause()
+TEXT ·spinPause(SB), NOSPLIT, $0-0
+	PAUSE
+	RET

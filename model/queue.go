@@ -121,18 +121,23 @@ func (q *stateQueue) pop() (idx uint32, enc []byte, ok bool) {
 	return 0, nil, false
 }
 
-// release returns to the pool the blocks that pop has finished reading;
-// entries popped before the call must not be used after it.
-func (q *stateQueue) release() {
-	for _, b := range q.retire {
+// release returns to the pool the first n blocks that pop has finished
+// reading, or all of them for n < 0; entries popped from them must not be
+// used after it.
+func (q *stateQueue) release(n int) {
+	if n < 0 || n > len(q.retire) {
+		n = len(q.retire)
+	}
+	for _, b := range q.retire[:n] {
 		if b.data != nil {
 			q.mem -= int64(cap(b.data))
 			q.pool.put(b.data)
 			b.data = nil
 		}
 	}
-	clear(q.retire)
-	q.retire = q.retire[:0]
+	rest := copy(q.retire, q.retire[n:])
+	clear(q.retire[rest:])
+	q.retire = q.retire[:rest]
 }
 
 // load reads a spilled block back into memory.
@@ -186,7 +191,7 @@ func (q *stateQueue) fail(err error) {
 // reset empties the queue (after its last entry was read) and rewinds its
 // file for reuse.
 func (q *stateQueue) reset() {
-	q.release()
+	q.release(-1)
 	for _, b := range q.blocks {
 		if b.data != nil {
 			q.mem -= int64(cap(b.data))

@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math/bits"
-	"sync"
 	"unsafe"
 )
 
@@ -16,18 +15,26 @@ import (
 //     round into a reusable buffer, computes the successors, drops those
 //     already stored and those it made candidates of earlier in the round,
 //     and keeps the others as candidates: fingerprint, encoded state, and
-//     the invariants it violates and goals it reaches.
+//     the invariants it violates and goals it reaches. Without liveness
+//     and the partial-order reduction, the first worker, whose chunk comes
+//     first in frontier order, stores its new successors as it goes, as a
+//     single worker does: a later worker that sees one of them stored
+//     drops its own, which comes later in frontier order, and one that
+//     does not see it yet keeps it for the insert phase, which finds it
+//     stored. The chunks' sizes follow the workers' speed in the round
+//     before (split), since the first worker's states cost less.
 //  2. insert (parallel): each worker inserts into the visited set the
-//     candidates of its own shards, in frontier order, which decides which
-//     candidates are new: the first of equal ones in frontier order.
+//     other candidates of its own shards, in frontier order, which decides
+//     which candidates are new: the first of equal ones in frontier order.
 //  3. assign (sequential, light): in frontier order, number the new states,
 //     record how they were reached, report violations and stop where a
 //     sequential search would, and queue the rest for the next level.
 //
-// A single worker does 1 and 2 at once, inserting as it expands. The
-// visited set is only read while workers expand and each shard is written
-// by one worker while they insert, so the outcome is the same as a
-// sequential search whatever the number of workers.
+// A single worker does 1 and 2 at once, inserting as it expands. While
+// workers expand, the visited set is written only by the first worker
+// (which never grows a shard then) and each shard is written by one worker
+// while they insert, so the outcome is the same as a sequential search
+// whatever the number of workers and however the round is split.
 type search[S, A any] struct {
 	spec       Spec[S, A]
 	terminator Terminator[S] // nil when the spec has no legitimate end states
@@ -56,6 +63,17 @@ type search[S, A any] struct {
 	blocks   blockPool
 	workers  []*worker[S, A]
 	round    []queuedRef // the frontier states of the current round
+	// nextRound is the next round's, popped while this one is assigned.
+	nextRound []queuedRef
+	team      *team // runs the workers
+	// bounds[w] is where worker w's chunk of the round starts, and
+	// bounds[len(workers)] is the round's end; chunks[w] is the size of
+	// its chunk in a full round (split.go).
+	bounds []int
+	chunks []int
+	// direct says the first worker stores its new successors while it
+	// expands (several workers, neither liveness nor the reduction).
+	direct bool
 
 	transitions int
 	depth       int32 // deepest level stored
@@ -165,6 +183,14 @@ type worker[S, A any] struct {
 	steps    *stepMemo  // memo of local steps (stepmemo.go), made on first use
 	round    roundSet   // with several workers, this round's candidates (roundset.go)
 	touched  uint64     // keeps visitedSet.touch's loads from being optimized away
+	// direct says the worker stores its new successors as it expands,
+	// while the other workers expand (search.direct, first worker).
+	direct bool
+	// perState is the worker's smoothed cost of a frontier state, in
+	// nanoseconds, which split uses; stored counts the successors it
+	// stored in its last chunk (direct).
+	perState float64
+	stored   int
 	// owned[o] lists, with several workers, the candidates whose shard
 	// worker o owns in the insert phase, in order, with their
 	// fingerprints: worker o reads them there in sequence and writes its
@@ -244,8 +270,12 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 		if s.workers[i] == nil {
 			s.workers[i] = new(worker[S, A])
 		}
+		// A reused worker's speed was another search's.
+		s.workers[i].perState, s.workers[i].stored = 0, 0
 	}
 	s.por = partialOrderOf(spec, opts)
+	s.direct = len(s.workers) > 1 && s.live == nil && s.por == nil
+	s.bounds = make([]int, len(s.workers)+1)
 	return s
 }
 
@@ -253,6 +283,8 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 func (s *search[S, A]) run() {
 	defer s.frontier.close()
 	defer s.next.close()
+	s.team = newTeam(len(s.workers))
+	defer s.team.stop()
 	init := s.spec.Initial()
 	s.canonicalize(&init)
 	// The fingerprint successors are looked up by (the hash of the state's
@@ -284,45 +316,59 @@ func (s *search[S, A]) run() {
 
 // level expands the frontier, whose states are at depth, into s.next. It
 // reports whether the search must stop.
+//
+// With several workers, while the first assigns a round's new states the
+// second pops the next round from the frontier and makes room for it in
+// the visited set (prepare): assign reads neither the frontier nor the
+// visited set. A frontier that spilled to disk is read on its own, since
+// reading a block back takes one from the pool that assign's queue draws
+// on too.
 func (s *search[S, A]) level(depth int32) (stop bool) {
 	atBound := s.opts.MaxDepth > 0 && int(depth) >= s.opts.MaxDepth
-	roundSize := statesPerWorker * len(s.workers)
 	s.levelStart = uint32(s.count)
-	for s.frontier.n > 0 {
+	s.prepare(&s.round)
+	for len(s.round) > 0 {
 		if s.opts.Stop != nil && s.opts.Stop() {
 			s.cut, s.interrupted = true, true
 			return true
-		}
-		s.round = s.round[:0]
-		for len(s.round) < roundSize {
-			idx, enc, ok := s.frontier.pop()
-			if !ok {
-				break
-			}
-			s.round = append(s.round, queuedRef{idx, enc})
 		}
 		if err := s.frontier.err; err != nil {
 			s.err = err
 			return true
 		}
-		chunk := (len(s.round) + len(s.workers) - 1) / len(s.workers)
-		s.parallel(func(w int) { s.expand(s.workers[w], s.chunkOf(w, chunk), atBound) })
-		if len(s.workers) > 1 { // a single worker inserted as it expanded
-			s.parallel(s.insert)
-		}
-		if at, stop := s.assign(depth, chunk); stop {
+		s.split()
+		overlap := len(s.workers) > 1 && s.frontier.file == nil
+		retired := -1 // blocks popped to the end before the next round's pop, when it overlaps
+		s.nextRound = s.nextRound[:0]
+		var at int
+		s.team.run(func(w int) {
+			s.timedExpand(w, atBound)
+			if len(s.workers) > 1 { // a single worker inserted as it expanded
+				s.team.sync()
+				s.insert(w)
+				s.team.sync()
+			}
+			switch {
+			case w == 0:
+				at, stop = s.assign(depth)
+			case w == 1 && overlap:
+				retired = len(s.frontier.retire)
+				s.prepare(&s.nextRound)
+			}
+		})
+		if stop {
 			if s.stopped && s.violations[0].Depth > int(depth) {
 				s.preferDeadlock(at + 1)
 			}
 			return true
 		}
 		if s.live != nil || s.por != nil {
-			s.parallel(s.resolve)
+			s.team.run(s.resolve)
 		}
 		if s.live != nil {
 			s.addLive()
 		}
-		s.frontier.release()
+		s.frontier.release(retired)
 		if s.overBudget() || s.next.err != nil {
 			s.err = s.next.err
 			return true
@@ -330,33 +376,41 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 		if s.opts.Progress != nil {
 			s.opts.Progress(Progress{States: s.visited.len(), Transitions: s.transitions, Depth: int(depth) + 1})
 		}
+		if !overlap {
+			s.prepare(&s.nextRound)
+		}
+		s.round, s.nextRound = s.nextRound, s.round
 	}
 	return false
 }
 
-// chunkOf returns worker w's part of the round.
-func (s *search[S, A]) chunkOf(w, chunk int) []queuedRef {
-	lo, hi := min(w*chunk, len(s.round)), min((w+1)*chunk, len(s.round))
-	return s.round[lo:hi]
+// prepare pops the next round of the frontier into round and, when the
+// first worker stores as it expands, makes room for it in the visited set.
+func (s *search[S, A]) prepare(round *[]queuedRef) {
+	r := (*round)[:0]
+	for size := s.plan(); len(r) < size; {
+		idx, enc, ok := s.frontier.pop()
+		if !ok {
+			break
+		}
+		r = append(r, queuedRef{idx, enc})
+	}
+	*round = r
+	if s.direct && len(r) > 0 {
+		s.reserve()
+	}
 }
 
-// parallel runs f(w) for every worker, concurrently when there are several.
-func (s *search[S, A]) parallel(f func(w int)) {
-	if len(s.workers) == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range s.workers {
-		wg.Go(func() { f(w) })
-	}
-	wg.Wait()
+// chunkOf returns worker w's part of the round.
+func (s *search[S, A]) chunkOf(w int) []queuedRef {
+	return s.round[s.bounds[w]:s.bounds[w+1]]
 }
 
 // expand computes the successors of the states in chunk into w. Successors
 // already stored are counted but dropped; the others become candidates,
 // checked against the invariants and goals, for insert and assign.
 func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) {
+	w.stored = 0
 	w.expansions = w.expansions[:0]
 	w.candidates = w.candidates[:0]
 	if len(w.owned) != len(s.workers) {
@@ -423,21 +477,37 @@ func (s *search[S, A]) keepHeld(w *worker[S, A], goals uint64, fromPrev bool) {
 	}
 	w.successorSet, w.held = w.held, w.successorSet
 	w.fromPrev = fromPrev
-	if len(s.workers) == 1 {
+	switch {
+	case len(s.workers) == 1:
 		for k, fp := range w.fps {
 			if s.visited.insert(fp, pending) {
-				s.keep(w, k, fp, true, goals)
+				s.keep(w, k, fp, true, false, goals)
 			}
 		}
-	} else {
-		// Several workers only read the visited set while they expand;
-		// the insert phase stores the candidates.
+	case w.direct:
+		// The first of several workers stores as it goes, and leaves to
+		// the insert phase the successors of shards that would have to
+		// grow (which then stay as they are until that phase).
 		for k, fp := range w.fps {
-			if s.visited.contains(fp) || w.round.has(fp) {
+			stored, deferred := s.visited.insertShared(fp)
+			switch {
+			case stored:
+				w.stored++
+				s.keep(w, k, fp, true, false, goals)
+			case deferred && !w.round.has(fp):
+				w.round.add(fp)
+				s.keep(w, k, fp, false, true, goals)
+			}
+		}
+	default:
+		// The other workers only read the visited set while they expand;
+		// the insert phase stores their candidates.
+		for k, fp := range w.fps {
+			if s.visited.containsShared(fp) || w.round.has(fp) {
 				continue
 			}
 			w.round.add(fp)
-			s.keep(w, k, fp, false, goals)
+			s.keep(w, k, fp, false, true, goals)
 		}
 	}
 	w.fromPrev = false
@@ -497,7 +567,7 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 		// The common case, in a tight loop: insert, keep the new ones.
 		for k, fp := range w.fps {
 			if s.visited.insert(fp, pending) {
-				s.keep(w, k, fp, true, goals)
+				s.keep(w, k, fp, true, false, goals)
 			}
 		}
 		return
@@ -530,14 +600,14 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 		if !direct {
 			w.round.add(fp)
 		}
-		s.keep(w, k, fp, isNew, goals)
+		s.keep(w, k, fp, isNew, !direct, goals)
 	}
 }
 
 // keep makes w.successors[k], with fingerprint fp, a candidate: encoded,
-// judged, and with several workers listed for the worker that owns its
-// shard.
-func (s *search[S, A]) keep(w *worker[S, A], k int, fp uint64, isNew bool, goals uint64) {
+// judged, and when list is set (several workers, fp not stored by w)
+// listed for the worker that owns its shard.
+func (s *search[S, A]) keep(w *worker[S, A], k int, fp uint64, isNew, list bool, goals uint64) {
 	next := &w.successors[k]
 	var hashes []uint64
 	if s.codec.bytesFP {
@@ -557,7 +627,7 @@ func (s *search[S, A]) keep(w *worker[S, A], k int, fp uint64, isNew bool, goals
 	// nothing, but no state is decoded again.
 	s.judgeCandidate(w, &c, next, hashes, goals)
 	w.candidates = append(w.candidates, c)
-	if len(s.workers) > 1 {
+	if list {
 		o := shardOf(fp) % len(s.workers)
 		w.owned[o] = append(w.owned[o], ownedCandidate{fp: fp})
 		w.candidates[len(w.candidates)-1].listed = true
@@ -709,7 +779,7 @@ const prefetchDistance = 8
 // deadlocks, and queues the states to expand at the next level. When the
 // search must stop it returns the round position of the state being
 // processed and true.
-func (s *search[S, A]) assign(depth int32, chunk int) (at int, stop bool) {
+func (s *search[S, A]) assign(depth int32) (at int, stop bool) {
 	if len(s.cursor) != len(s.workers) {
 		s.cursor = make([]int, len(s.workers))
 	}
@@ -718,7 +788,7 @@ func (s *search[S, A]) assign(depth int32, chunk int) (at int, stop bool) {
 		first := int32(0)
 		clear(cursor)
 		for i, e := range w.expansions {
-			at = wi*chunk + i
+			at = s.bounds[wi] + i
 			candidates := w.candidates[first:e.end]
 			encStart := int32(0)
 			if first > 0 {
@@ -885,6 +955,11 @@ func (s *search[S, A]) preferDeadlock(from int) {
 		return false
 	}
 	for _, ref := range s.round[min(from, len(s.round)):] {
+		if check(ref) {
+			return
+		}
+	}
+	for _, ref := range s.nextRound { // popped while the round was assigned
 		if check(ref) {
 			return
 		}

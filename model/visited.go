@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/bits"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -23,6 +24,10 @@ const visitedShardBits = 6
 // modulo the worker count, so the workers insert in parallel without locks.
 //
 // Reads (contains, lookup) are safe concurrently when nothing inserts.
+// While several workers expand, the first one stores its successors as it
+// goes (insertShared, which never grows a shard) and the others read the
+// set with containsShared: atomic loads and stores, so that what a reader
+// sees is either the slot before the store or after it.
 type visitedSet struct {
 	shards  [1 << visitedShardBits]visitedShard
 	withIdx bool
@@ -141,6 +146,67 @@ func (v *visitedSet) contains(fp uint64) bool {
 		}
 		if i++; i == len(keys) {
 			i = 0
+		}
+	}
+}
+
+// containsShared is contains for a reader that runs alongside
+// insertShared: it loads the keys atomically (on amd64 a plain load). It
+// may miss a fingerprint being stored at that moment, which the insert
+// phase then finds stored.
+func (v *visitedSet) containsShared(fp uint64) bool {
+	h := mixFP(fp)
+	t := &v.shards[h>>(64-visitedShardBits)]
+	if fp == 0 {
+		return t.hasZero // insertShared never stores 0
+	}
+	keys := t.keys
+	hi, _ := bits.Mul64(h<<visitedShardBits, uint64(len(keys)))
+	for i := int(hi); ; {
+		switch atomic.LoadUint64(&keys[i]) {
+		case fp:
+			return true
+		case 0:
+			return false
+		}
+		if i++; i == len(keys) {
+			i = 0
+		}
+	}
+}
+
+// insertShared is insert for the one worker that stores while the others
+// read (containsShared), without indices: it stores fp and reports true,
+// reports false if fp is stored, or, when storing it would need the shard
+// to grow (or fp is 0, stored out of band), reports deferred and leaves
+// fp to the insert phase. Only its own shards' counts change, which no
+// reader reads.
+func (v *visitedSet) insertShared(fp uint64) (stored, deferred bool) {
+	t := &v.shards[shardOf(fp)]
+	if fp == 0 {
+		return false, !t.hasZero
+	}
+	i := t.home(fp)
+	for ; t.keys[i] != 0; i = t.after(i) {
+		if t.keys[i] == fp {
+			return false, false
+		}
+	}
+	if t.full() {
+		return false, true
+	}
+	atomic.StoreUint64(&t.keys[i], fp)
+	t.n++
+	return true, false
+}
+
+// reserve grows each shard that could not take room more fingerprints
+// without growing, so that insertShared seldom defers one.
+func (v *visitedSet) reserve(room int) {
+	for i := range v.shards {
+		t := &v.shards[i]
+		for 5*(t.n+room) > 4*len(t.keys) {
+			t.grow(v.withIdx)
 		}
 	}
 }

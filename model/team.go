@@ -1,0 +1,177 @@
+package model
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// team runs a search's workers: worker 0 on the search's goroutine and the
+// others on goroutines that live as long as the search. A round hands work
+// over three times (expand, insert, assign), and waking a parked goroutine
+// costs about a tenth of a millisecond on a virtual machine, a tenth of
+// the round, so a goroutine waiting for the others, or for its next task,
+// spins for up to spinFor before it parks. That costs processor time only
+// while a worker would otherwise be idle.
+type team struct {
+	n      int
+	epoch  atomic.Uint64 // counts tasks handed out; a helper runs the task of each epoch
+	task   func(w int)
+	active atomic.Int32 // helpers still running the current task
+	quit   bool         // set with the last epoch: the helpers return
+	mu     sync.Mutex   // guards the waits below, for parking
+	wake   *sync.Cond   // helpers park on it, waiting for an epoch
+	idle   *sync.Cond   // the search's goroutine parks on it, waiting for active to be 0
+	parked atomic.Int32 // goroutines parked on wake or idle
+	bar    barrier      // for phases within a task (sync)
+	// spin says waiting goroutines spin before they park: only when each
+	// worker can have a processor of its own.
+	spin bool
+}
+
+// spinFor is how long a goroutine spins, waiting, before it parks.
+const spinFor = 200 * time.Microsecond
+
+// newTeam starts the helpers of n workers (none for one).
+func newTeam(n int) *team {
+	t := &team{n: n}
+	t.wake, t.idle = sync.NewCond(&t.mu), sync.NewCond(&t.mu)
+	t.spin = n <= runtime.GOMAXPROCS(0)
+	t.bar.n, t.bar.spin = int32(n), t.spin
+	for w := 1; w < n; w++ {
+		go t.help(w)
+	}
+	return t
+}
+
+// run runs f(w) for every worker w and returns when all have returned.
+func (t *team) run(f func(w int)) {
+	if t.n == 1 {
+		f(0)
+		return
+	}
+	t.task = f
+	t.active.Store(int32(t.n - 1))
+	t.hand()
+	f(0)
+	if !spinUntil(t.spin, func() bool { return t.active.Load() == 0 }) {
+		t.mu.Lock()
+		t.parked.Add(1)
+		for t.active.Load() != 0 {
+			t.idle.Wait()
+		}
+		t.parked.Add(-1)
+		t.mu.Unlock()
+	}
+}
+
+// hand starts a new epoch and wakes the parked helpers.
+func (t *team) hand() {
+	t.mu.Lock()
+	t.epoch.Add(1)
+	if t.parked.Load() > 0 {
+		t.wake.Broadcast()
+	}
+	t.mu.Unlock()
+}
+
+// stop ends the helpers.
+func (t *team) stop() {
+	if t.n == 1 {
+		return
+	}
+	t.quit = true
+	t.hand()
+}
+
+// help is helper w's loop: wait for an epoch, run its task, report.
+func (t *team) help(w int) {
+	seen := uint64(0)
+	for {
+		if !spinUntil(t.spin, func() bool { return t.epoch.Load() != seen }) {
+			t.mu.Lock()
+			t.parked.Add(1)
+			for t.epoch.Load() == seen {
+				t.wake.Wait()
+			}
+			t.parked.Add(-1)
+			t.mu.Unlock()
+		}
+		seen = t.epoch.Load()
+		if t.quit {
+			return
+		}
+		t.task(w)
+		if t.active.Add(-1) == 0 {
+			t.mu.Lock()
+			if t.parked.Load() > 0 {
+				t.idle.Broadcast()
+			}
+			t.mu.Unlock()
+		}
+	}
+}
+
+// sync waits, within a task, until every worker has called it.
+func (t *team) sync() {
+	if t.n > 1 {
+		t.bar.wait()
+	}
+}
+
+// barrier is a reusable spinning barrier that parks after spinFor.
+type barrier struct {
+	n       int32
+	arrived atomic.Int32
+	gen     atomic.Uint32
+	mu      sync.Mutex
+	cond    *sync.Cond
+	parked  atomic.Int32
+	spin    bool
+}
+
+func (b *barrier) wait() {
+	gen := b.gen.Load()
+	if b.arrived.Add(1) == b.n {
+		b.arrived.Store(0)
+		b.mu.Lock()
+		b.gen.Add(1)
+		if b.parked.Load() > 0 {
+			b.cond.Broadcast()
+		}
+		b.mu.Unlock()
+		return
+	}
+	if spinUntil(b.spin, func() bool { return b.gen.Load() != gen }) {
+		return
+	}
+	b.mu.Lock()
+	if b.cond == nil {
+		b.cond = sync.NewCond(&b.mu)
+	}
+	b.parked.Add(1)
+	for b.gen.Load() == gen {
+		b.cond.Wait()
+	}
+	b.parked.Add(-1)
+	b.mu.Unlock()
+}
+
+// spinUntil polls done for up to spinFor, if spin, and reports whether it
+// held.
+func spinUntil(spin bool, done func() bool) bool {
+	if !spin {
+		return done()
+	}
+	start := time.Now()
+	for i := 0; ; i++ {
+		if done() {
+			return true
+		}
+		if i&255 == 255 && time.Since(start) > spinFor {
+			return done()
+		}
+		spinPause()
+	}
+}
