@@ -6,10 +6,11 @@ import "sync"
 // next search starts from new ones (reuse_test.go).
 func ForgetTables() { tablesPool = sync.Pool{} }
 
-// SplitRoundsWith makes searches with several workers cut each round with
-// f, which returns the chunks' bounds for n states and w workers, instead
-// of by the workers' speed (split.go), until restore is called.
-func SplitRoundsWith(f func(n, w int) []int) (restore func()) {
-	splitForTest = f
-	return func() { splitForTest = nil }
+// ShareRoundsWith makes the workers of searches claim blocks of size
+// states (claim.go) and call delay(w) before each claim, until restore is
+// called.
+func ShareRoundsWith(size uint32, delay func(w int)) (restore func()) {
+	old := blockStates
+	blockStates, claimDelayForTest = size, delay
+	return func() { blockStates, claimDelayForTest = old, nil }
 }

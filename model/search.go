@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -66,11 +67,9 @@ type search[S, A any] struct {
 	// nextRound is the next round's, popped while this one is assigned.
 	nextRound []queuedRef
 	team      *team // runs the workers
-	// bounds[w] is where worker w's chunk of the round starts, and
-	// bounds[len(workers)] is the round's end; chunks[w] is the size of
-	// its chunk in a full round (split.go).
-	bounds []int
-	chunks []int
+	// claims is the round's claims (claim.go): the front's next state in
+	// the low 32 bits, the back's end in the high 32.
+	claims atomic.Uint64
 	// direct says the first worker stores its new successors while it
 	// expands (several workers, neither liveness nor the reduction).
 	direct bool
@@ -186,11 +185,17 @@ type worker[S, A any] struct {
 	// direct says the worker stores its new successors as it expands,
 	// while the other workers expand (search.direct, first worker).
 	direct bool
-	// perState is the worker's smoothed cost of a frontier state, in
-	// nanoseconds, which split uses; stored counts the successors it
-	// stored in its last chunk (direct).
-	perState float64
-	stored   int
+	// front says the worker claims blocks from the round's front (the
+	// first worker, claim.go); blocks are the ones it expanded in the
+	// round, in the order it claimed them, and ownedEnds[b*n+o] is where
+	// block b's entries end in owned[o], for n workers; order is every
+	// worker's blocks in frontier order, after expansion; stored counts
+	// the successors it stored in the round (direct).
+	front     bool
+	blocks    []block
+	ownedEnds []int32
+	order     []blockRef
+	stored    int
 	// owned[o] lists, with several workers, the candidates whose shard
 	// worker o owns in the insert phase, in order, with their
 	// fingerprints: worker o reads them there in sequence and writes its
@@ -270,12 +275,10 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 		if s.workers[i] == nil {
 			s.workers[i] = new(worker[S, A])
 		}
-		// A reused worker's speed was another search's.
-		s.workers[i].perState, s.workers[i].stored = 0, 0
+		s.workers[i].stored = 0 // a reused worker's count was another search's
 	}
 	s.por = partialOrderOf(spec, opts)
 	s.direct = len(s.workers) > 1 && s.live == nil && s.por == nil
-	s.bounds = make([]int, len(s.workers)+1)
 	return s
 }
 
@@ -336,15 +339,18 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 			s.err = err
 			return true
 		}
-		s.split()
+		s.startRound()
 		overlap := len(s.workers) > 1 && s.frontier.file == nil
 		retired := -1 // blocks popped to the end before the next round's pop, when it overlaps
 		s.nextRound = s.nextRound[:0]
 		var at int
 		s.team.run(func(w int) {
-			s.timedExpand(w, atBound)
-			if len(s.workers) > 1 { // a single worker inserted as it expanded
+			s.expandRound(w, atBound)
+			if len(s.workers) == 1 { // it inserted as it expanded
+				s.orderBlocks(s.workers[0])
+			} else {
 				s.team.sync()
+				s.orderBlocks(s.workers[w])
 				s.insert(w)
 				s.team.sync()
 			}
@@ -388,7 +394,7 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 // first worker stores as it expands, makes room for it in the visited set.
 func (s *search[S, A]) prepare(round *[]queuedRef) {
 	r := (*round)[:0]
-	for size := s.plan(); len(r) < size; {
+	for size := s.roundSize(); len(r) < size; {
 		idx, enc, ok := s.frontier.pop()
 		if !ok {
 			break
@@ -401,28 +407,49 @@ func (s *search[S, A]) prepare(round *[]queuedRef) {
 	}
 }
 
-// chunkOf returns worker w's part of the round.
-func (s *search[S, A]) chunkOf(w int) []queuedRef {
-	return s.round[s.bounds[w]:s.bounds[w+1]]
+// expandRound is worker w's part of a round's expansion: the whole round
+// for a single worker, else the blocks it claims (claim.go).
+func (s *search[S, A]) expandRound(w int, atBound bool) {
+	wk := s.workers[w]
+	wk.front, wk.direct = w == 0, s.direct && w == 0
+	wk.stored = 0
+	wk.blocks = wk.blocks[:0]
+	wk.ownedEnds = wk.ownedEnds[:0]
+	wk.expansions = wk.expansions[:0]
+	wk.candidates = wk.candidates[:0]
+	if len(wk.owned) != len(s.workers) {
+		wk.owned = make([][]ownedCandidate, len(s.workers))
+	}
+	for o := range wk.owned {
+		wk.owned[o] = wk.owned[o][:0]
+	}
+	wk.enc = wk.enc[:0]
+	wk.succ = wk.succ[:0]
+	wk.round.reset()
+	goals := s.unreachedGoals() // goals not reached when the round began
+	if len(s.workers) == 1 {
+		s.expand(wk, s.round, 0, atBound, goals)
+		return
+	}
+	claimed := 0
+	for {
+		lo, hi, ok := s.claim(w, claimed)
+		if !ok {
+			return
+		}
+		claimed += hi - lo
+		if !wk.front {
+			wk.round.reset() // its blocks are not contiguous (claim.go)
+		}
+		s.expand(wk, s.round[lo:hi], lo, atBound, goals)
+	}
 }
 
-// expand computes the successors of the states in chunk into w. Successors
-// already stored are counted but dropped; the others become candidates,
-// checked against the invariants and goals, for insert and assign.
-func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) {
-	w.stored = 0
-	w.expansions = w.expansions[:0]
-	w.candidates = w.candidates[:0]
-	if len(w.owned) != len(s.workers) {
-		w.owned = make([][]ownedCandidate, len(s.workers))
-	}
-	for o := range w.owned {
-		w.owned[o] = w.owned[o][:0]
-	}
-	w.enc = w.enc[:0]
-	w.succ = w.succ[:0]
-	w.round.reset()
-	goals := s.unreachedGoals() // goals not reached when the round began
+// expand computes the successors of the states in chunk, which starts at
+// round position start, into w, as a block. Successors already stored are
+// counted but dropped; the others become candidates, checked against the
+// invariants and goals among goals, for insert and assign.
+func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, start int, atBound bool, goals uint64) {
 	pipelined := s.live == nil && s.por == nil
 	w.heldAt = -1
 	for _, ref := range chunk {
@@ -458,6 +485,10 @@ func (s *search[S, A]) expand(w *worker[S, A], chunk []queuedRef, atBound bool) 
 	}
 	if pipelined {
 		s.keepHeld(w, goals, false)
+	}
+	w.blocks = append(w.blocks, block{start: int32(start), expEnd: int32(len(w.expansions))})
+	for o := range w.owned {
+		w.ownedEnds = append(w.ownedEnds, int32(len(w.owned[o])))
 	}
 }
 
@@ -759,8 +790,10 @@ func (s *search[S, A]) unreachedGoals() uint64 {
 // candidate prefetchDistance places ahead is prefetched, so that the
 // cache misses overlap.
 func (s *search[S, A]) insert(me int) {
-	for _, w := range s.workers {
-		owned := w.owned[me]
+	for _, ref := range s.workers[me].order {
+		w := s.workers[ref.w]
+		from, to := w.ownedSpan(int(ref.b), me)
+		owned := w.owned[me][from:to]
 		for i := range owned {
 			if i+prefetchDistance < len(owned) {
 				s.visited.prefetchOne(owned[i+prefetchDistance].fp)
@@ -784,17 +817,25 @@ func (s *search[S, A]) assign(depth int32) (at int, stop bool) {
 		s.cursor = make([]int, len(s.workers))
 	}
 	cursor := s.cursor // per owner, the next of w.owned[owner] to read
-	for wi, w := range s.workers {
-		first := int32(0)
-		clear(cursor)
-		for i, e := range w.expansions {
-			at = s.bounds[wi] + i
+	for _, ref := range s.workers[0].order {
+		w := s.workers[ref.w]
+		from, to := w.blockSpan(int(ref.b))
+		for o := range cursor {
+			c, _ := w.ownedSpan(int(ref.b), o)
+			cursor[o] = int(c)
+		}
+		for i := from; i < to; i++ {
+			e := w.expansions[i]
+			at = int(ref.start + i - from)
+			first := int32(0)
+			if i > 0 {
+				first = w.expansions[i-1].end
+			}
 			candidates := w.candidates[first:e.end]
 			encStart := int32(0)
 			if first > 0 {
 				encStart = w.candidates[first-1].encEnd
 			}
-			first = e.end
 			if e.deadlock {
 				if e.violating {
 					continue // the end of a violation, reported as that violation
@@ -870,13 +911,19 @@ func (s *search[S, A]) markGoals(mask uint64) {
 // candidate there.
 func (s *search[S, A]) resolve(me int) {
 	n := len(s.workers)
-	for _, w := range s.workers {
-		first := int32(0)
-		firstSucc := int32(0)
-		for _, e := range w.expansions {
+	// In frontier order, so that a candidate's index is set before the
+	// later ones with its fingerprint look it up.
+	for _, ref := range s.workers[me].order {
+		w := s.workers[ref.w]
+		from, to := w.blockSpan(int(ref.b))
+		for i := from; i < to; i++ {
+			e := w.expansions[i]
+			first, firstSucc := int32(0), int32(0)
+			if i > 0 {
+				first, firstSucc = w.expansions[i-1].end, w.expansions[i-1].succEnd
+			}
 			candidates := w.candidates[first:e.end]
 			succ := w.succ[firstSucc:e.succEnd]
-			first, firstSucc = e.end, e.succEnd
 			for k := range candidates {
 				c := &candidates[k]
 				if shardOf(c.fp)%n != me {
@@ -899,11 +946,16 @@ func (s *search[S, A]) resolve(me int) {
 
 // addLive records the round's expanded states in the transition graph.
 func (s *search[S, A]) addLive() {
-	for _, w := range s.workers {
-		firstSucc := int32(0)
-		for _, e := range w.expansions {
+	for _, ref := range s.workers[0].order {
+		w := s.workers[ref.w]
+		from, to := w.blockSpan(int(ref.b))
+		for i := from; i < to; i++ {
+			e := w.expansions[i]
+			firstSucc := int32(0)
+			if i > 0 {
+				firstSucc = w.expansions[i-1].succEnd
+			}
 			succ := w.succ[firstSucc:e.succEnd]
-			firstSucc = e.succEnd
 			if e.deadlock || e.cut {
 				continue
 			}

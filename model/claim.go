@@ -1,0 +1,120 @@
+package model
+
+import "slices"
+
+// blockStates is how many frontier states a worker claims at a time.
+var blockStates uint32 = 32
+
+// claimDelayForTest, when set (export_test.go), is called before each
+// claim, so that tests can vary how the workers share a round.
+var claimDelayForTest func(w int)
+
+// With several workers, a round is shared out as it is expanded: the first
+// worker claims blocks of blockStates states from the round's front, the
+// others from its back, until they meet. So the workers finish together
+// however their speeds differ, and the first worker's blocks are the
+// round's first states, contiguous and in order, which lets it store its
+// successors as it goes (search.direct): every other worker's block comes
+// later in frontier order. Another worker's blocks are not contiguous and
+// it claims them back to front, so it drops a successor it already made a
+// candidate of (roundSet) only within a block; the insert phase, which
+// takes the blocks in frontier order (search.order), finds the later of
+// two such candidates stored. No worker claims more than statesPerWorker
+// states, which bounds the memory its buffers grow to.
+
+// block is a run of a round's states that one worker expanded: its
+// position in the round, and where its expansions end in the worker's
+// buffers. The owned lists' ends, one per owner, are in worker.ownedEnds.
+type block struct {
+	start  int32 // the round position of its first state
+	expEnd int32 // its expansions end here in worker.expansions
+}
+
+// blockRef names a worker's block, for search.order.
+type blockRef struct {
+	start int32
+	w, b  int32
+}
+
+// roundSize is how many states a round holds: three quarters of what the
+// workers may claim in all, so that a fast worker can take up to a third
+// more than a slow one.
+func (s *search[S, A]) roundSize() int {
+	if len(s.workers) == 1 {
+		return statesPerWorker
+	}
+	return statesPerWorker * len(s.workers) * 3 / 4
+}
+
+// startRound readies the claims for the round in s.round.
+func (s *search[S, A]) startRound() {
+	s.claims.Store(uint64(len(s.round)) << 32)
+}
+
+// claim returns the next block of the round for worker w, from the front
+// for the first worker and from the back for the others, or false when
+// the round is all claimed or w has claimed its share.
+func (s *search[S, A]) claim(w int, claimed int) (lo, hi int, ok bool) {
+	if claimDelayForTest != nil {
+		claimDelayForTest(w)
+	}
+	for {
+		v := s.claims.Load()
+		front, back := uint32(v), uint32(v>>32)
+		n := min(blockStates, back-front, uint32(statesPerWorker-claimed))
+		if n == 0 || front >= back {
+			return 0, 0, false
+		}
+		var next uint64
+		if w == 0 {
+			next = uint64(back)<<32 | uint64(front+n)
+			lo = int(front)
+		} else {
+			next = uint64(back-n)<<32 | uint64(front)
+			lo = int(back - n)
+		}
+		if s.claims.CompareAndSwap(v, next) {
+			return lo, lo + int(n), true
+		}
+	}
+}
+
+// orderBlocks sets w.order to every worker's blocks in frontier order;
+// each worker sorts its own copy, after the round's expansion.
+func (s *search[S, A]) orderBlocks(w *worker[S, A]) {
+	w.order = w.order[:0]
+	for wi, other := range s.workers {
+		for b, bl := range other.blocks {
+			w.order = append(w.order, blockRef{start: bl.start, w: int32(wi), b: int32(b)})
+		}
+	}
+	if len(s.workers) > 1 {
+		slices.SortFunc(w.order, func(a, b blockRef) int { return int(a.start - b.start) })
+	}
+}
+
+// blockSpan returns the expansions of worker w's block b, as the range of
+// w.expansions they fill.
+func (w *worker[S, A]) blockSpan(b int) (from, to int32) {
+	if b > 0 {
+		from = w.blocks[b-1].expEnd
+	}
+	return from, w.blocks[b].expEnd
+}
+
+// ownedSpan returns the range of w.owned[o] that block b listed.
+func (w *worker[S, A]) ownedSpan(b, o int) (from, to int32) {
+	n := len(w.owned)
+	if b > 0 {
+		from = w.ownedEnds[(b-1)*n+o]
+	}
+	return from, w.ownedEnds[b*n+o]
+}
+
+// reserve makes room, in every shard of the visited set, for about twice
+// as many of the first worker's successors as it stored in the round
+// before, so that insertShared seldom leaves one to the insert phase.
+func (s *search[S, A]) reserve() {
+	stored := s.workers[0].stored
+	s.visited.reserve(2*stored/len(s.visited.shards) + 16)
+}
