@@ -204,7 +204,10 @@ func badInputs(t *testing.T) []badInput {
 				}
 			}},
 		// Sweep interrupted; a full disk.
-		{what: "Ctrl-C during a sweep", args: []string{"sweep", "--scenario", "draft-admission", "--fix", "joint-admission", "--cache", "cache", "--progress"},
+		// The ranges make the sweep take about ten seconds here: the default
+		// one ends before the first progress line's SIGINT arrives.
+		{what: "Ctrl-C during a sweep", args: []string{"sweep", "--scenario", "draft-admission", "--fix", "joint-admission", "--cache", "cache", "--progress",
+			"--range", "target_blocks=4..16", "--range", "draft_blocks=4..16", "--range", "prompt_pages=1..4"},
 			interrupt: "configurations/s", code: exitInterrupted, want: "interrupted by SIGINT", check: func(t *testing.T, out, errOut string) {
 				if !strings.Contains(out, "stored in the cache cache/") || !strings.Contains(out, "configurations checked now") {
 					t.Errorf("does not say what was checked and kept:\n%s", out)
