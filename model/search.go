@@ -534,7 +534,7 @@ func (s *search[S, A]) keepHeld(w *worker[S, A], goals uint64, fromPrev bool) {
 		// The other workers only read the visited set while they expand;
 		// the insert phase stores their candidates.
 		for k, fp := range w.fps {
-			if s.visited.containsShared(fp) || w.round.has(fp) {
+			if s.visited.contains(fp) || w.round.has(fp) {
 				continue
 			}
 			w.round.add(fp)

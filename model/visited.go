@@ -26,7 +26,7 @@ const visitedShardBits = 6
 // Reads (contains, lookup) are safe concurrently when nothing inserts.
 // While several workers expand, the first one stores its successors as it
 // goes (insertShared, which never grows a shard) and the others read the
-// set with containsShared: atomic loads and stores, so that what a reader
+// set with contains: atomic loads and stores, so that what a reader
 // sees is either the slot before the store or after it.
 type visitedSet struct {
 	shards  [1 << visitedShardBits]visitedShard
@@ -128,37 +128,16 @@ func (v *visitedSet) prefetchOne(fp uint64) {
 	prefetch(unsafe.Pointer(&t.keys[t.home(fp)]))
 }
 
-// contains reports whether fp is stored. It reads only the keys.
+// contains reports whether fp is stored. It reads only the keys, and
+// loads them atomically (on amd64 a plain load), so that it may run
+// alongside insertShared: it may then miss a fingerprint being stored at
+// that moment, which the insert phase then finds stored. insertShared
+// never stores 0, which is kept out of band.
 func (v *visitedSet) contains(fp uint64) bool {
 	h := mixFP(fp)
 	t := &v.shards[h>>(64-visitedShardBits)]
 	if fp == 0 {
 		return t.hasZero
-	}
-	keys := t.keys
-	hi, _ := bits.Mul64(h<<visitedShardBits, uint64(len(keys)))
-	for i := int(hi); ; {
-		switch keys[i] {
-		case fp:
-			return true
-		case 0:
-			return false
-		}
-		if i++; i == len(keys) {
-			i = 0
-		}
-	}
-}
-
-// containsShared is contains for a reader that runs alongside
-// insertShared: it loads the keys atomically (on amd64 a plain load). It
-// may miss a fingerprint being stored at that moment, which the insert
-// phase then finds stored.
-func (v *visitedSet) containsShared(fp uint64) bool {
-	h := mixFP(fp)
-	t := &v.shards[h>>(64-visitedShardBits)]
-	if fp == 0 {
-		return t.hasZero // insertShared never stores 0
 	}
 	keys := t.keys
 	hi, _ := bits.Mul64(h<<visitedShardBits, uint64(len(keys)))
@@ -176,7 +155,7 @@ func (v *visitedSet) containsShared(fp uint64) bool {
 }
 
 // insertShared is insert for the one worker that stores while the others
-// read (containsShared), without indices: it stores fp and reports true,
+// read (contains), without indices: it stores fp and reports true,
 // reports false if fp is stored, or, when storing it would need the shard
 // to grow (or fp is 0, stored out of band), reports deferred and leaves
 // fp to the insert phase. Only its own shards' counts change, which no
