@@ -18,7 +18,7 @@ var claimDelayForTest func(w int)
 // later in frontier order. Another worker's blocks are not contiguous and
 // it claims them back to front, so it drops a successor it already made a
 // candidate of (roundSet) only within a block; the insert phase, which
-// takes the blocks in frontier order (search.order), finds the later of
+// takes the blocks in frontier order (worker.order), finds the later of
 // two such candidates stored. No worker claims more than statesPerWorker
 // states, which bounds the memory its buffers grow to.
 
@@ -30,15 +30,15 @@ type block struct {
 	expEnd int32 // its expansions end here in worker.expansions
 }
 
-// blockRef names a worker's block, for search.order.
+// blockRef names a worker's block, for worker.order.
 type blockRef struct {
 	start int32
 	w, b  int32
 }
 
 // roundSize is how many states a round holds: three quarters of what the
-// workers may claim in all, so that a fast worker can take up to a third
-// more than a slow one.
+// workers may claim in all, so that each may claim up to a third more than
+// an even share (with two workers, one may take twice the other's).
 func (s *search[S, A]) roundSize() int {
 	if len(s.workers) == 1 {
 		return statesPerWorker
@@ -91,6 +91,16 @@ func (s *search[S, A]) orderBlocks(w *worker[S, A]) {
 	if len(s.workers) > 1 {
 		slices.SortFunc(w.order, func(a, b blockRef) int { return int(a.start - b.start) })
 	}
+}
+
+// expansionStart returns where the candidates and the successors of
+// w.expansions[i] start in w.candidates and w.succ: where the expansion
+// before it in w's buffers ends, whichever block that is in.
+func (w *worker[S, A]) expansionStart(i int32) (candidates, succ int32) {
+	if i == 0 {
+		return 0, 0
+	}
+	return w.expansions[i-1].end, w.expansions[i-1].succEnd
 }
 
 // blockSpan returns the expansions of worker w's block b, as the range of

@@ -17,13 +17,12 @@ import (
 //     already stored and those it made candidates of earlier in the round,
 //     and keeps the others as candidates: fingerprint, encoded state, and
 //     the invariants it violates and goals it reaches. Without liveness
-//     and the partial-order reduction, the first worker, whose chunk comes
-//     first in frontier order, stores its new successors as it goes, as a
-//     single worker does: a later worker that sees one of them stored
-//     drops its own, which comes later in frontier order, and one that
-//     does not see it yet keeps it for the insert phase, which finds it
-//     stored. The chunks' sizes follow the workers' speed in the round
-//     before (split), since the first worker's states cost less.
+//     and the partial-order reduction, the first worker, whose blocks come
+//     first in frontier order (claim.go), stores its new successors as it
+//     goes, as a single worker does: a later worker that sees one of them
+//     stored drops its own, which comes later in frontier order, and one
+//     that does not see it yet keeps it for the insert phase, which finds
+//     it stored.
 //  2. insert (parallel): each worker inserts into the visited set the
 //     other candidates of its own shards, in frontier order, which decides
 //     which candidates are new: the first of equal ones in frontier order.
@@ -35,7 +34,7 @@ import (
 // workers expand, the visited set is written only by the first worker
 // (which never grows a shard then) and each shard is written by one worker
 // while they insert, so the outcome is the same as a sequential search
-// whatever the number of workers and however the round is split.
+// whatever the number of workers and however they share the round.
 type search[S, A any] struct {
 	spec       Spec[S, A]
 	terminator Terminator[S] // nil when the spec has no legitimate end states
@@ -182,16 +181,11 @@ type worker[S, A any] struct {
 	steps    *stepMemo  // memo of local steps (stepmemo.go), made on first use
 	round    roundSet   // with several workers, this round's candidates (roundset.go)
 	touched  uint64     // keeps visitedSet.touch's loads from being optimized away
-	// direct says the worker stores its new successors as it expands,
-	// while the other workers expand (search.direct, first worker).
-	direct bool
-	// front says the worker claims blocks from the round's front (the
-	// first worker, claim.go); blocks are the ones it expanded in the
-	// round, in the order it claimed them, and ownedEnds[b*n+o] is where
-	// block b's entries end in owned[o], for n workers; order is every
-	// worker's blocks in frontier order, after expansion; stored counts
-	// the successors it stored in the round (direct).
-	front     bool
+	// blocks are the ones the worker expanded in the round, in the order
+	// it claimed them (claim.go), and ownedEnds[b*n+o] is where block b's
+	// entries end in owned[o], for n workers; order is every worker's
+	// blocks in frontier order, after expansion; stored counts the
+	// successors it stored in the round (search.direct, first worker).
 	blocks    []block
 	ownedEnds []int32
 	order     []blockRef
@@ -411,7 +405,6 @@ func (s *search[S, A]) prepare(round *[]queuedRef) {
 // for a single worker, else the blocks it claims (claim.go).
 func (s *search[S, A]) expandRound(w int, atBound bool) {
 	wk := s.workers[w]
-	wk.front, wk.direct = w == 0, s.direct && w == 0
 	wk.stored = 0
 	wk.blocks = wk.blocks[:0]
 	wk.ownedEnds = wk.ownedEnds[:0]
@@ -438,7 +431,7 @@ func (s *search[S, A]) expandRound(w int, atBound bool) {
 			return
 		}
 		claimed += hi - lo
-		if !wk.front {
+		if w > 0 {
 			wk.round.reset() // its blocks are not contiguous (claim.go)
 		}
 		s.expand(wk, s.round[lo:hi], lo, atBound, goals)
@@ -515,7 +508,7 @@ func (s *search[S, A]) keepHeld(w *worker[S, A], goals uint64, fromPrev bool) {
 				s.keep(w, k, fp, true, false, goals)
 			}
 		}
-	case w.direct:
+	case s.direct && w == s.workers[0]:
 		// The first of several workers stores as it goes, and leaves to
 		// the insert phase the successors of shards that would have to
 		// grow (which then stay as they are until that phase).
@@ -593,8 +586,8 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 		s.successor(w, st, k)
 	}
 	w.touched ^= s.visited.touch(w.fps)
-	direct := len(s.workers) == 1
-	if direct && s.live == nil {
+	single := len(s.workers) == 1
+	if single && s.live == nil {
 		// The common case, in a tight loop: insert, keep the new ones.
 		for k, fp := range w.fps {
 			if s.visited.insert(fp, pending) {
@@ -616,22 +609,22 @@ func (s *search[S, A]) addCandidates(w *worker[S, A], st *S, goals uint64) {
 				w.candidates = append(w.candidates, candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k)}) // not new: its action position is never read
 				continue
 			}
-			if !direct && w.round.has(fp) { // an earlier candidate of this worker's round
+			if !single && w.round.has(fp) { // an earlier candidate of this worker's round
 				w.succ = append(w.succ, pending)
 				w.candidates = append(w.candidates, candidate{fp: fp, encEnd: int32(len(w.enc)), index: int32(k)})
 				continue
 			}
 			w.succ = append(w.succ, pending)
-			if direct {
+			if single {
 				isNew = s.visited.insert(fp, pending)
 			}
 		} else if s.visited.contains(fp) || w.round.has(fp) {
 			continue
 		}
-		if !direct {
+		if !single {
 			w.round.add(fp)
 		}
-		s.keep(w, k, fp, isNew, !direct, goals)
+		s.keep(w, k, fp, isNew, !single, goals)
 	}
 }
 
@@ -827,10 +820,7 @@ func (s *search[S, A]) assign(depth int32) (at int, stop bool) {
 		for i := from; i < to; i++ {
 			e := w.expansions[i]
 			at = int(ref.start + i - from)
-			first := int32(0)
-			if i > 0 {
-				first = w.expansions[i-1].end
-			}
+			first, _ := w.expansionStart(i)
 			candidates := w.candidates[first:e.end]
 			encStart := int32(0)
 			if first > 0 {
@@ -918,10 +908,7 @@ func (s *search[S, A]) resolve(me int) {
 		from, to := w.blockSpan(int(ref.b))
 		for i := from; i < to; i++ {
 			e := w.expansions[i]
-			first, firstSucc := int32(0), int32(0)
-			if i > 0 {
-				first, firstSucc = w.expansions[i-1].end, w.expansions[i-1].succEnd
-			}
+			first, firstSucc := w.expansionStart(i)
 			candidates := w.candidates[first:e.end]
 			succ := w.succ[firstSucc:e.succEnd]
 			for k := range candidates {
@@ -951,10 +938,7 @@ func (s *search[S, A]) addLive() {
 		from, to := w.blockSpan(int(ref.b))
 		for i := from; i < to; i++ {
 			e := w.expansions[i]
-			firstSucc := int32(0)
-			if i > 0 {
-				firstSucc = w.expansions[i-1].succEnd
-			}
+			_, firstSucc := w.expansionStart(i)
 			succ := w.succ[firstSucc:e.succEnd]
 			if e.deadlock || e.cut {
 				continue

@@ -39,6 +39,7 @@ func newTeam(n int) *team {
 	t.wake, t.idle = sync.NewCond(&t.mu), sync.NewCond(&t.mu)
 	t.spin = n <= runtime.GOMAXPROCS(0)
 	t.bar.n, t.bar.spin = int32(n), t.spin
+	t.bar.cond = sync.NewCond(&t.bar.mu)
 	for w := 1; w < n; w++ {
 		go t.help(w)
 	}
@@ -147,9 +148,6 @@ func (b *barrier) wait() {
 		return
 	}
 	b.mu.Lock()
-	if b.cond == nil {
-		b.cond = sync.NewCond(&b.mu)
-	}
 	b.parked.Add(1)
 	for b.gen.Load() == gen {
 		b.cond.Wait()
