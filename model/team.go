@@ -20,10 +20,8 @@ type team struct {
 	task   func(w int)
 	active atomic.Int32 // helpers still running the current task
 	quit   bool         // set with the last epoch: the helpers return
-	mu     sync.Mutex   // guards the waits below, for parking
-	wake   *sync.Cond   // helpers park on it, waiting for an epoch
-	idle   *sync.Cond   // the search's goroutine parks on it, waiting for active to be 0
-	parked atomic.Int32 // goroutines parked on wake or idle
+	wake   waitPoint    // helpers wait there for an epoch
+	idle   waitPoint    // the search's goroutine waits there for active to be 0
 	bar    barrier      // for phases within a task (sync)
 	// spin says waiting goroutines spin before they park: only when each
 	// worker can have a processor of its own.
@@ -36,10 +34,11 @@ const spinFor = 200 * time.Microsecond
 // newTeam starts the helpers of n workers (none for one).
 func newTeam(n int) *team {
 	t := &team{n: n}
-	t.wake, t.idle = sync.NewCond(&t.mu), sync.NewCond(&t.mu)
 	t.spin = n <= runtime.GOMAXPROCS(0)
+	t.wake.init()
+	t.idle.init()
 	t.bar.n, t.bar.spin = int32(n), t.spin
-	t.bar.cond = sync.NewCond(&t.bar.mu)
+	t.bar.done.init()
 	for w := 1; w < n; w++ {
 		go t.help(w)
 	}
@@ -56,25 +55,13 @@ func (t *team) run(f func(w int)) {
 	t.active.Store(int32(t.n - 1))
 	t.hand()
 	f(0)
-	if !spinUntil(t.spin, func() bool { return t.active.Load() == 0 }) {
-		t.mu.Lock()
-		t.parked.Add(1)
-		for t.active.Load() != 0 {
-			t.idle.Wait()
-		}
-		t.parked.Add(-1)
-		t.mu.Unlock()
-	}
+	t.idle.wait(t.spin, func() bool { return t.active.Load() == 0 })
 }
 
 // hand starts a new epoch and wakes the parked helpers.
 func (t *team) hand() {
-	t.mu.Lock()
 	t.epoch.Add(1)
-	if t.parked.Load() > 0 {
-		t.wake.Broadcast()
-	}
-	t.mu.Unlock()
+	t.wake.signal()
 }
 
 // stop ends the helpers.
@@ -90,26 +77,14 @@ func (t *team) stop() {
 func (t *team) help(w int) {
 	seen := uint64(0)
 	for {
-		if !spinUntil(t.spin, func() bool { return t.epoch.Load() != seen }) {
-			t.mu.Lock()
-			t.parked.Add(1)
-			for t.epoch.Load() == seen {
-				t.wake.Wait()
-			}
-			t.parked.Add(-1)
-			t.mu.Unlock()
-		}
+		t.wake.wait(t.spin, func() bool { return t.epoch.Load() != seen })
 		seen = t.epoch.Load()
 		if t.quit {
 			return
 		}
 		t.task(w)
 		if t.active.Add(-1) == 0 {
-			t.mu.Lock()
-			if t.parked.Load() > 0 {
-				t.idle.Broadcast()
-			}
-			t.mu.Unlock()
+			t.idle.signal()
 		}
 	}
 }
@@ -126,9 +101,7 @@ type barrier struct {
 	n       int32
 	arrived atomic.Int32
 	gen     atomic.Uint32
-	mu      sync.Mutex
-	cond    *sync.Cond
-	parked  atomic.Int32
+	done    waitPoint // the workers wait there for gen to change
 	spin    bool
 }
 
@@ -136,24 +109,48 @@ func (b *barrier) wait() {
 	gen := b.gen.Load()
 	if b.arrived.Add(1) == b.n {
 		b.arrived.Store(0)
-		b.mu.Lock()
 		b.gen.Add(1)
-		if b.parked.Load() > 0 {
-			b.cond.Broadcast()
-		}
-		b.mu.Unlock()
+		b.done.signal()
 		return
 	}
-	if spinUntil(b.spin, func() bool { return b.gen.Load() != gen }) {
+	b.done.wait(b.spin, func() bool { return b.gen.Load() != gen })
+}
+
+// waitPoint is where goroutines wait for a condition: spinning for up to
+// spinFor, then parked on a condition variable. A goroutine that makes the
+// condition hold calls signal after it, which wakes the parked ones: a
+// waiter tests the condition under the lock before it parks, and signal
+// takes the lock, so no wake-up is lost.
+type waitPoint struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	parked atomic.Int32 // goroutines parked on cond
+}
+
+func (p *waitPoint) init() { p.cond.L = &p.mu }
+
+// wait returns once done holds.
+func (p *waitPoint) wait(spin bool, done func() bool) {
+	if spinUntil(spin, done) {
 		return
 	}
-	b.mu.Lock()
-	b.parked.Add(1)
-	for b.gen.Load() == gen {
-		b.cond.Wait()
+	p.mu.Lock()
+	p.parked.Add(1)
+	for !done() {
+		p.cond.Wait()
 	}
-	b.parked.Add(-1)
-	b.mu.Unlock()
+	p.parked.Add(-1)
+	p.mu.Unlock()
+}
+
+// signal wakes the goroutines parked waiting, after their condition was
+// made to hold.
+func (p *waitPoint) signal() {
+	p.mu.Lock()
+	if p.parked.Load() > 0 {
+		p.cond.Broadcast()
+	}
+	p.mu.Unlock()
 }
 
 // spinUntil polls done for up to spinFor, if spin, and reports whether it
