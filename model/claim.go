@@ -19,7 +19,7 @@ var claimDelayForTest func(w int)
 // it claims them back to front, so it drops a successor it already made a
 // candidate of (roundSet) only within a block; the insert phase, which
 // takes the blocks in frontier order (worker.order), finds the later of
-// two such candidates stored. No worker claims more than statesPerWorker
+// two such candidates stored. No worker claims more than claimLimit
 // states, which bounds the memory its buffers grow to.
 
 // block is a run of a round's states that one worker expanded: its
@@ -46,9 +46,22 @@ func (s *search[S, A]) roundSize() int {
 	return statesPerWorker * len(s.workers) * 3 / 4
 }
 
-// startRound readies the claims for the round in s.round.
-func (s *search[S, A]) startRound() {
-	s.claims.Store(uint64(len(s.round)) << 32)
+// claimLimit is how many of a round's states worker w may claim:
+// statesPerWorker, or the whole round for a helper of a pipelined search
+// (pipelined.go), which starts the round while the first worker assigns
+// the one before and grows the visited set: however late the first
+// joins, the helpers need not wait for it. A helper's buffers then hold up
+// to two rounds' successors.
+func (s *search[S, A]) claimLimit(w int) int {
+	if s.direct && w > 0 {
+		return s.roundSize()
+	}
+	return statesPerWorker
+}
+
+// startRound readies the claims for a round of n states.
+func (s *search[S, A]) startRound(n int) {
+	s.claims.Store(uint64(n) << 32)
 }
 
 // claim returns the next block of the round for worker w, from the front
@@ -58,10 +71,13 @@ func (s *search[S, A]) claim(w int, claimed int) (lo, hi int, ok bool) {
 	if claimDelayForTest != nil {
 		claimDelayForTest(w)
 	}
+	if s.halt.Load() { // the search stops (pipelined.go)
+		return 0, 0, false
+	}
 	for {
 		v := s.claims.Load()
 		front, back := uint32(v), uint32(v>>32)
-		n := min(blockStates, back-front, uint32(statesPerWorker-claimed))
+		n := min(blockStates, back-front, uint32(s.claimLimit(w)-claimed))
 		if n == 0 || front >= back {
 			return 0, 0, false
 		}
@@ -94,37 +110,29 @@ func (s *search[S, A]) orderBlocks(w *worker[S, A]) {
 }
 
 // expansionStart returns where the candidates and the successors of
-// w.expansions[i] start in w.candidates and w.succ: where the expansion
-// before it in w's buffers ends, whichever block that is in.
-func (w *worker[S, A]) expansionStart(i int32) (candidates, succ int32) {
+// r.expansions[i] start in r.candidates and r.succ: where the expansion
+// before it in r ends, whichever block that is in.
+func (r *roundBufs) expansionStart(i int32) (candidates, succ int32) {
 	if i == 0 {
 		return 0, 0
 	}
-	return w.expansions[i-1].end, w.expansions[i-1].succEnd
+	return r.expansions[i-1].end, r.expansions[i-1].succEnd
 }
 
-// blockSpan returns the expansions of worker w's block b, as the range of
-// w.expansions they fill.
-func (w *worker[S, A]) blockSpan(b int) (from, to int32) {
+// blockSpan returns the expansions of block b, as the range of
+// r.expansions they fill.
+func (r *roundBufs) blockSpan(b int) (from, to int32) {
 	if b > 0 {
-		from = w.blocks[b-1].expEnd
+		from = r.blocks[b-1].expEnd
 	}
-	return from, w.blocks[b].expEnd
+	return from, r.blocks[b].expEnd
 }
 
-// ownedSpan returns the range of w.owned[o] that block b listed.
-func (w *worker[S, A]) ownedSpan(b, o int) (from, to int32) {
-	n := len(w.owned)
+// ownedSpan returns the range of r.owned[o] that block b listed.
+func (r *roundBufs) ownedSpan(b, o int) (from, to int32) {
+	n := len(r.owned)
 	if b > 0 {
-		from = w.ownedEnds[(b-1)*n+o]
+		from = r.ownedEnds[(b-1)*n+o]
 	}
-	return from, w.ownedEnds[b*n+o]
-}
-
-// reserve makes room, in every shard of the visited set, for about twice
-// as many of the first worker's successors as it stored in the round
-// before, so that insertShared seldom leaves one to the insert phase.
-func (s *search[S, A]) reserve() {
-	stored := s.workers[0].stored
-	s.visited.reserve(2*stored/len(s.visited.shards) + 16)
+	return from, r.ownedEnds[b*n+o]
 }

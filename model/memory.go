@@ -40,18 +40,29 @@ func (s *search[S, A]) fixedBytes() int64 {
 	if l := s.live; l != nil {
 		b += int64(len(l.start.blocks)+len(l.dst.blocks))<<blockBits*4 + int64(cap(l.good))*4
 	}
-	var st S
 	for _, w := range s.workers {
-		b += int64(cap(w.successors)+cap(w.held.successors))*int64(unsafe.Sizeof(st)) + int64(cap(w.enc)) +
-			int64(cap(w.candidates))*int64(unsafe.Sizeof(candidate{})) + int64(cap(w.succ))*4
+		b += w.bufBytes.Load()
+	}
+	return b
+}
+
+// noteBytes sets w.bufBytes to the memory of w's buffers, which only its
+// own goroutine changes (while it expands), so that fixedBytes may read it
+// while w expands the next round (pipelined.go).
+func (w *worker[S, A]) noteBytes() {
+	var st S
+	b := int64(cap(w.successors)+cap(w.held.successors)) * int64(unsafe.Sizeof(st))
+	for i := range w.bufs {
+		r := &w.bufs[i]
+		b += int64(cap(r.enc)) + int64(cap(r.candidates))*int64(unsafe.Sizeof(candidate{})) + int64(cap(r.succ))*4
 		// owned holds one list per worker in every worker: the part of
 		// the workers' memory that grows with their square.
-		b += int64(cap(w.owned)) * int64(unsafe.Sizeof([]ownedCandidate(nil)))
-		for _, o := range w.owned {
+		b += int64(cap(r.owned)) * int64(unsafe.Sizeof([]ownedCandidate(nil)))
+		for _, o := range r.owned {
 			b += int64(cap(o)) * int64(unsafe.Sizeof(ownedCandidate{}))
 		}
 	}
-	return b
+	w.bufBytes.Store(b)
 }
 
 // MachineMemory returns the memory this process may use: the cgroup's

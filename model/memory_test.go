@@ -60,15 +60,19 @@ func (b blobTree) Invariants() []Invariant[blob] {
 func TestDiskQueue(t *testing.T) {
 	defer func(size int) { queueBlockSize = size }(queueBlockSize)
 	queueBlockSize = 16 << 10
-	spec := blobTree{depth: 14}
+	spec := blobTree{depth: 16}
 	for _, opts := range []Options{{}, {Liveness: true, KeepGoing: true}, {Workers: 2}} {
 		want := Check[blob, int](spec, opts)
-		if want.Usage.SpilledBytes != 0 || len(want.Violations) == 0 || want.Violations[0].Depth != 14 {
-			t.Fatalf("%+v without a budget: spilled %d bytes, violations %+v; want none spilled and the last leaf at depth 14",
+		if want.Usage.SpilledBytes != 0 || len(want.Violations) == 0 || want.Violations[0].Depth != spec.depth {
+			t.Fatalf("%+v without a budget: spilled %d bytes, violations %+v; want none spilled and the last leaf at depth 16",
 				opts, want.Usage.SpilledBytes, want.Violations)
 		}
 		budget := opts
-		budget.MaxMemory = 5 << 20 // the last level alone takes 4 MB
+		// Without a budget the queues peak at 17 MB; the workers'
+		// buffers, which hold a round's successors of 256 bytes (a
+		// helper's up to two whole rounds', pipelined.go), and the parent
+		// links take 3.5 MB with one worker, 7.5 MB with two.
+		budget.MaxMemory = 14 << 20
 		budget.SpillDir = t.TempDir()
 		got := Check[blob, int](spec, budget)
 		if got.Usage.SpilledBytes == 0 {

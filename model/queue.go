@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"sync"
 	"unsafe"
 )
 
@@ -50,10 +51,18 @@ type queueBlock struct {
 	prefetched int
 }
 
-// blockPool recycles queue blocks between the two levels' queues.
-type blockPool struct{ free [][]byte }
+// blockPool recycles queue blocks between the two levels' queues. It is
+// locked: while the first worker queues the round it assigns, another may
+// read back a spilled block of the next (pipelined.go). A block is a
+// megabyte of entries, so the lock is taken seldom.
+type blockPool struct {
+	mu   sync.Mutex
+	free [][]byte
+}
 
 func (p *blockPool) get(size int) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if size <= queueBlockSize && len(p.free) > 0 {
 		b := p.free[len(p.free)-1]
 		p.free = p.free[:len(p.free)-1]
@@ -63,6 +72,8 @@ func (p *blockPool) get(size int) []byte {
 }
 
 func (p *blockPool) put(b []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if cap(b) == queueBlockSize {
 		p.free = append(p.free, b)
 	}

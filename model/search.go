@@ -29,12 +29,15 @@ import (
 //  3. assign (sequential, light): in frontier order, number the new states,
 //     record how they were reached, report violations and stop where a
 //     sequential search would, and queue the rest for the next level.
+//     Without liveness and the reduction, the other workers expand the
+//     next round meanwhile (pipelined.go).
 //
 // A single worker does 1 and 2 at once, inserting as it expands. While
 // workers expand, the visited set is written only by the first worker
-// (which never grows a shard then) and each shard is written by one worker
-// while they insert, so the outcome is the same as a sequential search
-// whatever the number of workers and however they share the round.
+// (which publishes a shard it grows whole, visitedShard.shared) and each
+// shard is written by one worker while they insert, so the outcome is the
+// same as a sequential search whatever the number of workers and however
+// they share the round.
 type search[S, A any] struct {
 	spec       Spec[S, A]
 	terminator Terminator[S] // nil when the spec has no legitimate end states
@@ -70,13 +73,25 @@ type search[S, A any] struct {
 	// the low 32 bits, the back's end in the high 32.
 	claims atomic.Uint64
 	// direct says the first worker stores its new successors while it
-	// expands (several workers, neither liveness nor the reduction).
+	// expands (several workers, neither liveness nor the reduction), and
+	// the rounds are pipelined (pipelined.go).
 	direct bool
+	// ready counts the rounds the second worker popped in pipelined
+	// levels; levelDone, set with it, says the round it popped last is
+	// empty or the frontier could not be read; halt tells the workers to
+	// stop claiming and leave after the round's expansion.
+	ready     counter
+	levelDone bool
+	halt      atomic.Bool
+	lastNew   int // states the round assigned last stored (pipelined.go)
 
 	transitions int
 	depth       int32 // deepest level stored
 	cut         bool  // MaxDepth or MaxStates kept part of the space unexplored
 	cursor      []int // assign's position in each owner's list of a worker's candidates
+	// assigned is the buffers each worker expanded the round being
+	// assigned into (keepRound).
+	assigned    []*roundBufs
 	depthCut    bool  // MaxDepth did (a state at the bound had enabled actions)
 	stopped     bool  // stopped at a violation (no KeepGoing)
 	interrupted bool  // Options.Stop ended the search (cut is set too)
@@ -181,15 +196,35 @@ type worker[S, A any] struct {
 	steps    *stepMemo  // memo of local steps (stepmemo.go), made on first use
 	round    roundSet   // with several workers, this round's candidates (roundset.go)
 	touched  uint64     // keeps visitedSet.touch's loads from being optimized away
-	// blocks are the ones the worker expanded in the round, in the order
-	// it claimed them (claim.go), and ownedEnds[b*n+o] is where block b's
-	// entries end in owned[o], for n workers; order is every worker's
-	// blocks in frontier order, after expansion; stored counts the
-	// successors it stored in the round (search.direct, first worker).
+	// order is every worker's blocks of the round in frontier order,
+	// after expansion (claim.go).
+	order []blockRef
+	// roundBufs are the buffers the worker expands the round into: one of
+	// bufs, the other kept by a helper for the round the first worker
+	// assigns while the helper expands the next (pipelined.go).
+	*roundBufs
+	bufs [2]roundBufs
+	// bufBytes is the memory of the worker's buffers, which it sets after
+	// each expansion, for the memory budget (memory.go).
+	bufBytes atomic.Int64
+	// positions, ample, reordered, inSet and reduced are the partial-order
+	// reduction's (por.go): positions[k] is the position of actions[k]
+	// among the enabled actions when reduce reordered them.
+	positions []int32
+	ample     []int32
+	reordered []A
+	inSet     []bool
+	reduced   int      // states expanded through a persistent set only
+	_         [64]byte // keeps workers' slice headers off each other's cache lines
+}
+
+// roundBufs are a worker's buffers for what it expands in one round.
+// blocks are the ones it expanded, in the order it claimed them
+// (claim.go), and ownedEnds[b*n+o] is where block b's entries end in
+// owned[o], for n workers.
+type roundBufs struct {
 	blocks    []block
 	ownedEnds []int32
-	order     []blockRef
-	stored    int
 	// owned[o] lists, with several workers, the candidates whose shard
 	// worker o owns in the insert phase, in order, with their
 	// fingerprints: worker o reads them there in sequence and writes its
@@ -203,15 +238,6 @@ type worker[S, A any] struct {
 	// expanded state in action order, or pending for a candidate, whose
 	// index the merge assigns.
 	succ []uint32
-	// positions, ample, reordered, inSet and reduced are the partial-order
-	// reduction's (por.go): positions[k] is the position of actions[k]
-	// among the enabled actions when reduce reordered them.
-	positions []int32
-	ample     []int32
-	reordered []A
-	inSet     []bool
-	reduced   int      // states expanded through a persistent set only
-	_         [64]byte // keeps workers' slice headers off each other's cache lines
 }
 
 // violationKey identifies the failure mechanisms that KeepGoing reports once.
@@ -267,12 +293,14 @@ func newSearch[S, A any](spec Spec[S, A], opts Options) *search[S, A] {
 	s.takeTables(opts.Liveness || opts.PartialOrder)
 	for i := range s.workers {
 		if s.workers[i] == nil {
-			s.workers[i] = new(worker[S, A])
+			w := new(worker[S, A])
+			w.roundBufs = &w.bufs[0]
+			s.workers[i] = w
 		}
-		s.workers[i].stored = 0 // a reused worker's count was another search's
 	}
 	s.por = partialOrderOf(spec, opts)
 	s.direct = len(s.workers) > 1 && s.live == nil && s.por == nil
+	s.ready.at.init()
 	return s
 }
 
@@ -314,16 +342,19 @@ func (s *search[S, A]) run() {
 // level expands the frontier, whose states are at depth, into s.next. It
 // reports whether the search must stop.
 //
-// With several workers, while the first assigns a round's new states the
-// second pops the next round from the frontier and makes room for it in
-// the visited set (prepare): assign reads neither the frontier nor the
-// visited set. A frontier that spilled to disk is read on its own, since
-// reading a block back takes one from the pool that assign's queue draws
-// on too.
+// A search whose first worker stores as it expands pipelines its rounds
+// instead (levelPipelined). With several workers otherwise (liveness or
+// the partial-order reduction), while the first assigns a round's new
+// states the second pops the next round from the frontier: assign does
+// not read the frontier. A frontier that spilled to disk is read on its
+// own, here, since the round's resolve and addLive come after assign.
 func (s *search[S, A]) level(depth int32) (stop bool) {
+	if s.direct {
+		return s.levelPipelined(depth)
+	}
 	atBound := s.opts.MaxDepth > 0 && int(depth) >= s.opts.MaxDepth
 	s.levelStart = uint32(s.count)
-	s.prepare(&s.round)
+	s.popRound(&s.round)
 	for len(s.round) > 0 {
 		if s.opts.Stop != nil && s.opts.Stop() {
 			s.cut, s.interrupted = true, true
@@ -333,13 +364,14 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 			s.err = err
 			return true
 		}
-		s.startRound()
+		s.startRound(len(s.round))
 		overlap := len(s.workers) > 1 && s.frontier.file == nil
 		retired := -1 // blocks popped to the end before the next round's pop, when it overlaps
 		s.nextRound = s.nextRound[:0]
 		var at int
+		goals := s.unreachedGoals() // goals not reached when the round began
 		s.team.run(func(w int) {
-			s.expandRound(w, atBound)
+			s.expandRound(w, s.round, atBound, goals)
 			if len(s.workers) == 1 { // it inserted as it expanded
 				s.orderBlocks(s.workers[0])
 			} else {
@@ -350,10 +382,11 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 			}
 			switch {
 			case w == 0:
+				s.keepRound()
 				at, stop = s.assign(depth)
 			case w == 1 && overlap:
 				retired = len(s.frontier.retire)
-				s.prepare(&s.nextRound)
+				s.popRound(&s.nextRound)
 			}
 		})
 		if stop {
@@ -377,16 +410,15 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 			s.opts.Progress(Progress{States: s.visited.len(), Transitions: s.transitions, Depth: int(depth) + 1})
 		}
 		if !overlap {
-			s.prepare(&s.nextRound)
+			s.popRound(&s.nextRound)
 		}
 		s.round, s.nextRound = s.nextRound, s.round
 	}
 	return false
 }
 
-// prepare pops the next round of the frontier into round and, when the
-// first worker stores as it expands, makes room for it in the visited set.
-func (s *search[S, A]) prepare(round *[]queuedRef) {
+// popRound pops the next round of the frontier into round.
+func (s *search[S, A]) popRound(round *[]queuedRef) {
 	r := (*round)[:0]
 	for size := s.roundSize(); len(r) < size; {
 		idx, enc, ok := s.frontier.pop()
@@ -396,16 +428,14 @@ func (s *search[S, A]) prepare(round *[]queuedRef) {
 		r = append(r, queuedRef{idx, enc})
 	}
 	*round = r
-	if s.direct && len(r) > 0 {
-		s.reserve()
-	}
 }
 
-// expandRound is worker w's part of a round's expansion: the whole round
-// for a single worker, else the blocks it claims (claim.go).
-func (s *search[S, A]) expandRound(w int, atBound bool) {
+// expandRound is worker w's part of round's expansion, against the goals
+// among goals: the whole round for a single worker, else the blocks it
+// claims (claim.go).
+func (s *search[S, A]) expandRound(w int, round []queuedRef, atBound bool, goals uint64) {
 	wk := s.workers[w]
-	wk.stored = 0
+	defer wk.noteBytes()
 	wk.blocks = wk.blocks[:0]
 	wk.ownedEnds = wk.ownedEnds[:0]
 	wk.expansions = wk.expansions[:0]
@@ -419,9 +449,8 @@ func (s *search[S, A]) expandRound(w int, atBound bool) {
 	wk.enc = wk.enc[:0]
 	wk.succ = wk.succ[:0]
 	wk.round.reset()
-	goals := s.unreachedGoals() // goals not reached when the round began
 	if len(s.workers) == 1 {
-		s.expand(wk, s.round, 0, atBound, goals)
+		s.expand(wk, round, 0, atBound, goals)
 		return
 	}
 	claimed := 0
@@ -434,7 +463,7 @@ func (s *search[S, A]) expandRound(w int, atBound bool) {
 		if w > 0 {
 			wk.round.reset() // its blocks are not contiguous (claim.go)
 		}
-		s.expand(wk, s.round[lo:hi], lo, atBound, goals)
+		s.expand(wk, round[lo:hi], lo, atBound, goals)
 	}
 }
 
@@ -509,14 +538,12 @@ func (s *search[S, A]) keepHeld(w *worker[S, A], goals uint64, fromPrev bool) {
 			}
 		}
 	case s.direct && w == s.workers[0]:
-		// The first of several workers stores as it goes, and leaves to
-		// the insert phase the successors of shards that would have to
-		// grow (which then stay as they are until that phase).
+		// The first of several workers stores as it goes (growing a
+		// shard as a single worker does, visitedSet.insertShared).
 		for k, fp := range w.fps {
 			stored, deferred := s.visited.insertShared(fp)
 			switch {
 			case stored:
-				w.stored++
 				s.keep(w, k, fp, true, false, goals)
 			case deferred && !w.round.has(fp):
 				w.round.add(fp)
@@ -549,7 +576,11 @@ func (s *search[S, A]) computeSuccessors(w *worker[S, A], st *S) {
 	for k := range w.actions {
 		s.successor(w, st, k)
 	}
-	s.visited.prefetch(w.fps)
+	if len(s.workers) == 1 || s.direct && w == s.workers[0] {
+		s.visited.prefetch(w.fps)
+	} else {
+		s.visited.prefetchShared(w.fps)
+	}
 }
 
 // sizeSuccessors makes w.successorSet hold n successors.
@@ -783,6 +814,7 @@ func (s *search[S, A]) unreachedGoals() uint64 {
 // candidate prefetchDistance places ahead is prefetched, so that the
 // cache misses overlap.
 func (s *search[S, A]) insert(me int) {
+	s.visited.freeRetired(me, len(s.workers)) // nothing reads the set now
 	for _, ref := range s.workers[me].order {
 		w := s.workers[ref.w]
 		from, to := w.ownedSpan(int(ref.b), me)
@@ -800,6 +832,16 @@ func (s *search[S, A]) insert(me int) {
 // prefetchDistance is how many candidates ahead insert loads a home slot.
 const prefetchDistance = 8
 
+// keepRound records in s.assigned the buffers each worker expanded the
+// round into, for assign; with the workers stopped at the barrier after
+// the insert phase, each worker's are still its current ones.
+func (s *search[S, A]) keepRound() {
+	s.assigned = s.assigned[:0]
+	for _, w := range s.workers {
+		s.assigned = append(s.assigned, w.roundBufs)
+	}
+}
+
 // assign is the sequential phase of a round: in frontier order it numbers
 // the new states, links them to their parents, records violations and
 // deadlocks, and queues the states to expand at the next level. When the
@@ -811,7 +853,7 @@ func (s *search[S, A]) assign(depth int32) (at int, stop bool) {
 	}
 	cursor := s.cursor // per owner, the next of w.owned[owner] to read
 	for _, ref := range s.workers[0].order {
-		w := s.workers[ref.w]
+		w := s.assigned[ref.w]
 		from, to := w.blockSpan(int(ref.b))
 		for o := range cursor {
 			c, _ := w.ownedSpan(int(ref.b), o)

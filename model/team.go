@@ -170,3 +170,23 @@ func spinUntil(spin bool, done func() bool) bool {
 		spinPause()
 	}
 }
+
+// counter is a count that one goroutine advances and others wait for.
+type counter struct {
+	v  atomic.Uint64
+	at waitPoint
+}
+
+// Load returns the count.
+func (c *counter) Load() uint64 { return c.v.Load() }
+
+// publish sets the count to v and wakes the goroutines waiting for it.
+func (c *counter) publish(v uint64) {
+	c.v.Store(v)
+	c.at.signal()
+}
+
+// wait returns once the count is at least v.
+func (c *counter) wait(spin bool, v uint64) {
+	c.at.wait(spin, func() bool { return c.v.Load() >= v })
+}

@@ -34,7 +34,13 @@ type visitedSet struct {
 }
 
 type visitedShard struct {
-	keys    []uint64 // fingerprints; 0 marks an empty slot
+	keys []uint64 // fingerprints; 0 marks an empty slot
+	// shared is keys as the workers that read the set while the first
+	// worker stores (contains, prefetchShared) see it: a shard that grows
+	// then is published here whole, and its old table, which they may
+	// still be reading, is kept in retired until the insert phase.
+	shared  atomic.Pointer[[]uint64]
+	retired [][]uint64
 	idx     []uint32 // with withIdx: idx[i] goes with keys[i]
 	n       int
 	hasZero bool // fingerprint 0 is stored (out of band)
@@ -54,6 +60,7 @@ func newVisitedSet(withIdx bool) *visitedSet {
 	v := &visitedSet{withIdx: withIdx}
 	for i := range v.shards {
 		v.shards[i].alloc(visitedInitialSlots, withIdx)
+		v.shards[i].publish()
 	}
 	return v
 }
@@ -70,6 +77,13 @@ func (t *visitedShard) alloc(size int, withIdx bool) {
 	if withIdx {
 		t.idx = allocUint32s(size)
 	}
+}
+
+// publish makes the shard's keys the ones that readers alongside
+// insertShared see (contains, prefetchShared), once it is filled.
+func (t *visitedShard) publish() {
+	keys := t.keys
+	t.shared.Store(&keys)
 }
 
 // home is fp's first slot: the mixed bits below the shard number, scaled
@@ -122,24 +136,36 @@ func (v *visitedSet) prefetch(fps []uint64) {
 	}
 }
 
+// prefetchShared is prefetch for a worker that reads the set while the
+// first worker stores in it (see contains).
+func (v *visitedSet) prefetchShared(fps []uint64) {
+	for _, fp := range fps {
+		h := mixFP(fp)
+		keys := *v.shards[h>>(64-visitedShardBits)].shared.Load()
+		hi, _ := bits.Mul64(h<<visitedShardBits, uint64(len(keys)))
+		prefetch(unsafe.Pointer(&keys[hi]))
+	}
+}
+
 // prefetchOne is prefetch for one fingerprint.
 func (v *visitedSet) prefetchOne(fp uint64) {
 	t := &v.shards[shardOf(fp)]
 	prefetch(unsafe.Pointer(&t.keys[t.home(fp)]))
 }
 
-// contains reports whether fp is stored. It reads only the keys, and
-// loads them atomically (on amd64 a plain load), so that it may run
-// alongside insertShared: it may then miss a fingerprint being stored at
-// that moment, which the insert phase then finds stored. insertShared
-// never stores 0, which is kept out of band.
+// contains reports whether fp is stored. It reads only the keys, through
+// shared, and loads them atomically (on amd64 a plain load), so that it
+// may run alongside insertShared: it may then miss a fingerprint being
+// stored at that moment, or stored in a table grown since it loaded the
+// shard's, which the insert phase then finds stored. insertShared never
+// stores 0, which is kept out of band.
 func (v *visitedSet) contains(fp uint64) bool {
 	h := mixFP(fp)
 	t := &v.shards[h>>(64-visitedShardBits)]
 	if fp == 0 {
 		return t.hasZero
 	}
-	keys := t.keys
+	keys := *t.shared.Load()
 	hi, _ := bits.Mul64(h<<visitedShardBits, uint64(len(keys)))
 	for i := int(hi); ; {
 		switch atomic.LoadUint64(&keys[i]) {
@@ -156,10 +182,9 @@ func (v *visitedSet) contains(fp uint64) bool {
 
 // insertShared is insert for the one worker that stores while the others
 // read (contains), without indices: it stores fp and reports true,
-// reports false if fp is stored, or, when storing it would need the shard
-// to grow (or fp is 0, stored out of band), reports deferred and leaves
-// fp to the insert phase. Only its own shards' counts change, which no
-// reader reads.
+// reports false if fp is stored, or, when fp is 0 (stored out of band),
+// reports deferred and leaves it to the insert phase. A shard that must
+// grow grows here, keeping its old table for the readers (shared).
 func (v *visitedSet) insertShared(fp uint64) (stored, deferred bool) {
 	t := &v.shards[shardOf(fp)]
 	if fp == 0 {
@@ -172,21 +197,43 @@ func (v *visitedSet) insertShared(fp uint64) (stored, deferred bool) {
 		}
 	}
 	if t.full() {
-		return false, true
+		t.grow(v.withIdx, true)
+		for i = t.home(fp); t.keys[i] != 0; i = t.after(i) {
+		}
 	}
 	atomic.StoreUint64(&t.keys[i], fp)
 	t.n++
 	return true, false
 }
 
-// reserve grows each shard that could not take room more fingerprints
-// without growing, so that insertShared seldom defers one.
-func (v *visitedSet) reserve(room int) {
+// reserveShared is, for the first worker while the others read the set,
+// growing ahead of need: it grows each shard that could not take room
+// more fingerprints and stay below its own fill limit, between 65 % and
+// 80 % by the shard's number, keeping the old tables for the readers
+// (shared). The limits differ so that the shards, which fill at about the
+// same pace, grow in different rounds: a round in which the first worker
+// grew many would hold the others up at its end, as would a shard left
+// to grow in the insert phase, where every worker waits for the last.
+func (v *visitedSet) reserveShared(room int) {
 	for i := range v.shards {
 		t := &v.shards[i]
-		for 5*(t.n+room) > 4*len(t.keys) {
-			t.grow(v.withIdx)
+		for 100*(t.n+room) > (80-i%16)*len(t.keys) {
+			t.grow(v.withIdx, true)
 		}
+	}
+}
+
+// freeRetired frees the tables that the shards i with i mod n = me
+// replaced while others could read them: those a worker owns in the
+// insert phase, where nothing reads the set.
+func (v *visitedSet) freeRetired(me, n int) {
+	for i := me; i < len(v.shards); i += n {
+		t := &v.shards[i]
+		for j, keys := range t.retired {
+			freeWords(keys)
+			t.retired[j] = nil
+		}
+		t.retired = t.retired[:0]
 	}
 }
 
@@ -226,7 +273,7 @@ func (v *visitedSet) insert(fp uint64, idx uint32) bool {
 		return true
 	}
 	if t.full() {
-		t.grow(v.withIdx)
+		t.grow(v.withIdx, false)
 	}
 	i := t.home(fp)
 	for ; t.keys[i] != 0; i = t.after(i) {
@@ -264,8 +311,10 @@ func (t *visitedShard) after(i int) int {
 	return i
 }
 
-// grow makes the shard half as large again and rehashes its entries.
-func (t *visitedShard) grow(withIdx bool) {
+// grow makes the shard half as large again and rehashes its entries. With
+// retire, it keeps its old table in retired, for readers that may still be
+// reading it, instead of freeing it.
+func (t *visitedShard) grow(withIdx, retire bool) {
 	keys, idx := t.keys, t.idx
 	t.alloc(len(keys)/16*24, withIdx)
 	for j, fp := range keys {
@@ -281,7 +330,12 @@ func (t *visitedShard) grow(withIdx bool) {
 			t.idx[i] = idx[j]
 		}
 	}
-	freeWords(keys)
+	t.publish()
+	if retire {
+		t.retired = append(t.retired, keys)
+	} else {
+		freeWords(keys)
+	}
 	freeUint32s(idx)
 }
 
@@ -292,6 +346,7 @@ func (t *visitedShard) grow(withIdx bool) {
 // released set holds no mapped memory, so the garbage collector may drop
 // it.
 func (v *visitedSet) release() bool {
+	v.freeRetired(0, 1)
 	mapped := 0
 	for i := range v.shards {
 		if len(v.shards[i].keys) >= mappedWords {
@@ -308,6 +363,7 @@ func (v *visitedSet) release() bool {
 			freeWords(t.keys)
 			freeUint32s(t.idx)
 			t.keys, t.idx = nil, nil
+			t.shared.Store(nil)
 		} else {
 			clear(t.keys)
 		}
@@ -323,6 +379,7 @@ func (v *visitedSet) reuse(withIdx bool) {
 		switch {
 		case t.keys == nil:
 			t.alloc(visitedInitialSlots, withIdx)
+			t.publish()
 		case withIdx && t.idx == nil:
 			t.idx = allocUint32s(len(t.keys))
 		case !withIdx && t.idx != nil:
@@ -336,11 +393,13 @@ func (v *visitedSet) reuse(withIdx bool) {
 // free returns the tables' memory to the operating system; the set must
 // not be used afterwards.
 func (v *visitedSet) free() {
+	v.freeRetired(0, 1)
 	for i := range v.shards {
 		t := &v.shards[i]
 		freeWords(t.keys)
 		freeUint32s(t.idx)
 		t.keys, t.idx, t.n = nil, nil, 0
+		t.shared.Store(nil)
 	}
 }
 
