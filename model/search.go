@@ -346,8 +346,9 @@ func (s *search[S, A]) run() {
 // instead (levelPipelined). With several workers otherwise (liveness or
 // the partial-order reduction), while the first assigns a round's new
 // states the second pops the next round from the frontier: assign does
-// not read the frontier. A frontier that spilled to disk is read on its
-// own, here, since the round's resolve and addLive come after assign.
+// not read the frontier. The second pops only from a frontier held in
+// memory; one that spilled to disk is read after the round, as it was
+// before the block pool was locked (pipelined.go reads it alongside).
 func (s *search[S, A]) level(depth int32) (stop bool) {
 	if s.direct {
 		return s.levelPipelined(depth)
