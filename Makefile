@@ -111,7 +111,7 @@ BENCH_LAYOUT ?= modulo
 BENCH_SYMMETRY ?= off,on
 BENCH_POR ?= off,on
 BENCH_DEPLOYMENT ?= cmd/benchscale/deepseek-adp4-disagg.yaml
-BENCH_WORKERS_ROUNDS ?= 3
+BENCH_WORKERS_ROUNDS ?= 7
 BENCH_WORKERS_SIZE ?= 3x5
 BENCH_SWEEP ?= draft-admission
 bench-scale:

@@ -18,6 +18,18 @@ type workersResult struct {
 // ratio is the median states per wall second of two workers over one's.
 func (w *workersResult) ratio() float64 { return median(w.twoWall) / median(w.oneWall) }
 
+// pairRatio is the median, over rounds, of two workers' states per wall
+// second over one worker's in the same round: the two runs of a round
+// follow each other, so a change in the host's load between rounds, which
+// moves both, cancels out.
+func (w *workersResult) pairRatio() float64 {
+	var rs []float64
+	for i := range min(len(w.oneWall), len(w.twoWall)) {
+		rs = append(rs, w.twoWall[i]/w.oneWall[i])
+	}
+	return median(rs)
+}
+
 // compareWorkers checks size (no reduction) with one worker, then with
 // two, rounds times, alternately, each in a child process, and prints each
 // run and the medians. States per wall second is what two workers are for;
@@ -48,8 +60,8 @@ func compareWorkers(exe, scenario, fix, layout, size string, rounds int, limit t
 				round+1, workers, r.States, r.Seconds, cpu, wall, perCPU)
 		}
 	}
-	fmt.Printf("medians: 1 worker %.0f states per wall second (%.0f per CPU second), 2 workers %.0f (%.0f): %.2fx in wall time, %.2fx the CPU per state\n",
-		median(w.oneWall), median(w.oneCPU), median(w.twoWall), median(w.twoCPU), w.ratio(), median(w.oneCPU)/median(w.twoCPU))
+	fmt.Printf("medians: 1 worker %.0f states per wall second (%.0f per CPU second), 2 workers %.0f (%.0f): %.2fx in wall time (%.2fx the median of each round's ratio), %.2fx the CPU per state\n",
+		median(w.oneWall), median(w.oneCPU), median(w.twoWall), median(w.twoCPU), w.ratio(), w.pairRatio(), median(w.oneCPU)/median(w.twoCPU))
 	return w
 }
 
