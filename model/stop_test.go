@@ -56,6 +56,9 @@ func TestStopAndProgressWithWorkers(t *testing.T) {
 		if rounds < 10 || all.calls != rounds || !all.r.Complete {
 			t.Fatalf("%d workers, no stop: %d rounds, %d calls, complete %v; want as many calls as rounds, at least 10", workers, rounds, all.calls, all.r.Complete)
 		}
+		if last := all.progress[rounds-1]; last.Depth != all.r.Depth+1 || last.States != all.r.States || last.Transitions != all.r.Transitions {
+			t.Fatalf("%d workers: the last report %+v; the result has %d states, %d transitions, depth %d (the last level expanded is one deeper)", workers, last, all.r.States, all.r.Transitions, all.r.Depth)
+		}
 		for _, k := range []int{1, 2, rounds / 2, rounds} {
 			got := check(workers, k)
 			if !got.r.Interrupted || got.calls != k || !slices.Equal(got.progress, all.progress[:k-1]) {
