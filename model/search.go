@@ -357,12 +357,7 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 	s.levelStart = uint32(s.count)
 	s.popRound(&s.round)
 	for len(s.round) > 0 {
-		if s.opts.Stop != nil && s.opts.Stop() {
-			s.cut, s.interrupted = true, true
-			return true
-		}
-		if err := s.frontier.err; err != nil {
-			s.err = err
+		if s.interruptedOrFailed() {
 			return true
 		}
 		s.startRound(len(s.round))
@@ -403,12 +398,8 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 			s.addLive()
 		}
 		s.frontier.release(retired)
-		if s.overBudget() || s.next.err != nil {
-			s.err = s.next.err
+		if s.roundEnd(depth) {
 			return true
-		}
-		if s.opts.Progress != nil {
-			s.opts.Progress(Progress{States: s.visited.len(), Transitions: s.transitions, Depth: int(depth) + 1})
 		}
 		if !overlap {
 			s.popRound(&s.nextRound)
