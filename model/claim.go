@@ -36,9 +36,10 @@ type blockRef struct {
 	w, b  int32
 }
 
-// roundSize is how many states a round holds: three quarters of what the
-// workers may claim in all, so that each may claim up to a third more than
-// an even share (with two workers, one may take twice the other's).
+// roundSize is how many states a round holds: three quarters of
+// statesPerWorker a worker, so that a worker limited to statesPerWorker
+// (claimLimit) may claim up to a third more than an even share (with two
+// workers, one may take twice the other's).
 func (s *search[S, A]) roundSize() int {
 	if len(s.workers) == 1 {
 		return statesPerWorker

@@ -15,9 +15,10 @@ package model
 //     keepRound) and writes only the parent links, the next level's queue
 //     and the search's counts; the helpers expand r+1 into their other
 //     buffers (worker.bufs) and only read the visited set, and the second
-//     pops r+1 from the frontier, which assign does not read. The first worker, which stores as it expands,
-//     expands r+1 only after assigning r, and its blocks are still the
-//     round's first states, so the order of stores is frontier order.
+//     pops r+1 from the frontier, which assign does not read. The first
+//     worker, which stores as it expands, expands r+1 only after assigning
+//     r, and its blocks are still the round's first states, so the order
+//     of stores is frontier order.
 //   - r+1's candidates are judged against the goals not reached when r's
 //     insert phase began: goals that r reaches are judged for nothing, and
 //     marking a reached goal again changes nothing.
@@ -128,33 +129,4 @@ func (s *search[S, A]) levelPipelined(depth int32) (stop bool) {
 		s.preferDeadlock(at + 1)
 	}
 	return stop
-}
-
-// roundEnd is what the search does after a round was assigned, when it
-// goes on: keep within the memory budget and report progress. It reports
-// whether the search must stop.
-func (s *search[S, A]) roundEnd(depth int32) (stop bool) {
-	if s.overBudget() || s.next.err != nil {
-		s.err = s.next.err
-		return true
-	}
-	if s.opts.Progress != nil {
-		s.opts.Progress(Progress{States: s.visited.len(), Transitions: s.transitions, Depth: int(depth) + 1})
-	}
-	return false
-}
-
-// interruptedOrFailed is what the search checks before a round: whether
-// Options.Stop asks it to stop, or the frontier could not be read back
-// from disk. It reports whether the search must stop.
-func (s *search[S, A]) interruptedOrFailed() bool {
-	if s.opts.Stop != nil && s.opts.Stop() {
-		s.cut, s.interrupted = true, true
-		return true
-	}
-	if err := s.frontier.err; err != nil {
-		s.err = err
-		return true
-	}
-	return false
 }

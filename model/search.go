@@ -409,6 +409,35 @@ func (s *search[S, A]) level(depth int32) (stop bool) {
 	return false
 }
 
+// roundEnd is what the search does after a round was assigned, when it
+// goes on: keep within the memory budget and report progress. It reports
+// whether the search must stop.
+func (s *search[S, A]) roundEnd(depth int32) (stop bool) {
+	if s.overBudget() || s.next.err != nil {
+		s.err = s.next.err
+		return true
+	}
+	if s.opts.Progress != nil {
+		s.opts.Progress(Progress{States: s.visited.len(), Transitions: s.transitions, Depth: int(depth) + 1})
+	}
+	return false
+}
+
+// interruptedOrFailed is what the search checks before a round: whether
+// Options.Stop asks it to stop, or the frontier could not be read back
+// from disk. It reports whether the search must stop.
+func (s *search[S, A]) interruptedOrFailed() bool {
+	if s.opts.Stop != nil && s.opts.Stop() {
+		s.cut, s.interrupted = true, true
+		return true
+	}
+	if err := s.frontier.err; err != nil {
+		s.err = err
+		return true
+	}
+	return false
+}
+
 // popRound pops the next round of the frontier into round.
 func (s *search[S, A]) popRound(round *[]queuedRef) {
 	r := (*round)[:0]

@@ -9,11 +9,11 @@ import (
 
 // team runs a search's workers: worker 0 on the search's goroutine and the
 // others on goroutines that live as long as the search. A round hands work
-// over three times (expand, insert, assign), and waking a parked goroutine
-// costs about a tenth of a millisecond on a virtual machine, a tenth of
-// the round, so a goroutine waiting for the others, or for its next task,
-// spins for up to spinFor before it parks. That costs processor time only
-// while a worker would otherwise be idle.
+// over several times (a task, its barriers, the next round's pop), and
+// waking a parked goroutine costs about a tenth of a millisecond on a
+// virtual machine, a tenth of the round, so a goroutine waiting for the
+// others, or for its next task, spins for up to spinFor before it parks.
+// That costs processor time only while a worker would otherwise be idle.
 type team struct {
 	n      int
 	epoch  atomic.Uint64 // counts tasks handed out; a helper runs the task of each epoch

@@ -25,9 +25,10 @@ const visitedShardBits = 6
 //
 // Reads (contains, lookup) are safe concurrently when nothing inserts.
 // While several workers expand, the first one stores its successors as it
-// goes (insertShared, which never grows a shard) and the others read the
-// set with contains: atomic loads and stores, so that what a reader
-// sees is either the slot before the store or after it.
+// goes (insertShared, growing a shard by publishing its new table whole,
+// visitedShard.shared) and the others read the set with contains: atomic
+// loads and stores, so that what a reader sees is either the slot before
+// the store or after it.
 type visitedSet struct {
 	shards  [1 << visitedShardBits]visitedShard
 	withIdx bool
@@ -141,10 +142,17 @@ func (v *visitedSet) prefetch(fps []uint64) {
 func (v *visitedSet) prefetchShared(fps []uint64) {
 	for _, fp := range fps {
 		h := mixFP(fp)
-		keys := *v.shards[h>>(64-visitedShardBits)].shared.Load()
-		hi, _ := bits.Mul64(h<<visitedShardBits, uint64(len(keys)))
-		prefetch(unsafe.Pointer(&keys[hi]))
+		keys, i := v.shards[h>>(64-visitedShardBits)].sharedHome(h)
+		prefetch(unsafe.Pointer(&keys[i]))
 	}
+}
+
+// sharedHome returns the shard's published table (shared) and the home
+// slot in it of the fingerprint whose mixed bits are h.
+func (t *visitedShard) sharedHome(h uint64) (keys []uint64, i int) {
+	keys = *t.shared.Load()
+	hi, _ := bits.Mul64(h<<visitedShardBits, uint64(len(keys)))
+	return keys, int(hi)
 }
 
 // prefetchOne is prefetch for one fingerprint.
@@ -165,9 +173,8 @@ func (v *visitedSet) contains(fp uint64) bool {
 	if fp == 0 {
 		return t.hasZero
 	}
-	keys := *t.shared.Load()
-	hi, _ := bits.Mul64(h<<visitedShardBits, uint64(len(keys)))
-	for i := int(hi); ; {
+	keys, i := t.sharedHome(h)
+	for {
 		switch atomic.LoadUint64(&keys[i]) {
 		case fp:
 			return true
